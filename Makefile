@@ -1,0 +1,42 @@
+# Aletheia: `make run` starts the hub, `make test` runs every suite. `make help` lists the rest.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+PACKAGES := shared/pyproject.toml services/hub/pyproject.toml services/stdio-proxy/pyproject.toml
+
+.DEFAULT_GOAL := help
+.PHONY: help install run test lint format bench clean
+
+help: ## list the targets
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+
+$(STAMP): $(PACKAGES) requirements-dev.txt
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Aletheia needs Python 3.11 or newer (set PYTHON=...)")'
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e shared -e services/hub -e services/stdio-proxy -r requirements-dev.txt
+	@touch $(STAMP)
+
+install: $(STAMP) ## create .venv and install the three packages (editable) and the dev tools
+
+run: install ## start the hub on the local SQLite store and print how to connect a host
+	$(BIN)/aletheia-server
+
+test: install ## run every test suite (PostgreSQL suites skip without a server unless CI=true)
+	$(BIN)/pytest
+
+lint: install ## ruff (lint + format check) and mypy --strict
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+format: install ## apply ruff's formatting and safe fixes
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+bench: install ## run the benchmarks and print their figures
+	$(BIN)/python bench/roundtrip.py
+
+clean: ## remove the virtual environment and caches
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,53 @@
+"""The FastAPI application, built from settings: no global state."""
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from starlette.concurrency import run_in_threadpool
+
+from aletheia_hub import health
+from aletheia_hub.guard import OriginHostGuard, is_loopback_bind
+from aletheia_hub.http_auth import AuthenticationError, authentication_error_handler
+from aletheia_hub.mcp import endpoint
+from aletheia_hub.mcp.dispatch import Dispatcher
+from aletheia_hub.mcp.registry import Registry
+from aletheia_hub.mcp.tools.catalog import TOOLS
+from aletheia_hub.settings import Settings
+from aletheia_hub.store.db import Database
+from aletheia_hub.store.migrate import upgrade_to_head
+from aletheia_shared import __version__
+
+
+def create_app(settings: Settings) -> FastAPI:
+    """A hub app over the store the settings name; migrations run at startup."""
+    db = Database(settings.resolved_database_url())
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        await run_in_threadpool(upgrade_to_head, db.engine)
+        try:
+            yield
+        finally:
+            db.dispose()
+
+    app = FastAPI(
+        title="Aletheia hub",
+        version=__version__,
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+    )
+    app.state.settings = settings
+    app.state.db = db
+    app.state.dispatcher = Dispatcher(db=db, registry=Registry(TOOLS))
+    app.add_exception_handler(AuthenticationError, authentication_error_handler)
+    app.include_router(health.router)
+    app.include_router(endpoint.router)
+    app.add_middleware(
+        OriginHostGuard,
+        check_host=is_loopback_bind(settings.host),
+        allowed_origins=settings.allowed_origins,
+        allowed_hosts=settings.allowed_hosts,
+    )
+    return app

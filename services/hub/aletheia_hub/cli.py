@@ -1,0 +1,110 @@
+"""Console scripts: aletheia-server, aletheia-sync and the aletheia CLI."""
+
+import argparse
+import shutil
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from aletheia_hub.settings import Settings
+from aletheia_shared import __version__, env
+
+
+def _add_listen_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--host",
+        default=None,
+        help=f"address to listen on (default {env.DEFAULT_HOST}: loopback only)",
+    )
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=None,
+        help=f"port to listen on (default {env.DEFAULT_PORT}, or $ALETHEIA_PORT)",
+    )
+
+
+def _settings(args: argparse.Namespace, **overrides: object) -> Settings:
+    values = {key: value for key, value in overrides.items() if value is not None}
+    if args.host is not None:
+        values["host"] = args.host
+    if args.port is not None:
+        values["port"] = args.port
+    return Settings(**values)  # type: ignore[arg-type]
+
+
+def _proxy_command() -> str:
+    found = shutil.which("aletheia-mcp") or str(Path(sys.executable).with_name("aletheia-mcp"))
+    return found
+
+
+def _print_connect_hint(settings: Settings) -> None:
+    url = f"http://{settings.host}:{settings.port}/mcp"
+    print(f"Aletheia hub {__version__} listening on {url}", flush=True)
+    print(f"Store: {settings.resolved_database_url()}", flush=True)
+    print("Connect Claude Code (stdio, through the proxy):", flush=True)
+    print(f"  claude mcp add --scope user aletheia -- {_proxy_command()}", flush=True)
+    print("or over HTTP:", flush=True)
+    print(f"  claude mcp add --scope user --transport http aletheia {url}", flush=True)
+    print("Stop with Ctrl+C.", flush=True)
+
+
+def serve(settings: Settings, *, quiet: bool = False) -> None:
+    """Run the hub until interrupted."""
+    import uvicorn
+
+    from aletheia_hub.app import create_app
+
+    if not quiet:
+        _print_connect_hint(settings)
+    uvicorn.run(
+        create_app(settings),
+        host=settings.host,
+        port=settings.port,
+        log_level="warning",
+        access_log=False,
+    )
+
+
+def server_main(argv: Sequence[str] | None = None) -> None:
+    """aletheia-server: the local hub on loopback."""
+    parser = argparse.ArgumentParser(
+        prog="aletheia-server",
+        description="Run the Aletheia memory hub (MCP at /mcp) on this machine.",
+    )
+    _add_listen_options(parser)
+    parser.add_argument("--quiet", action="store_true", help="do not print how to connect a host")
+    args = parser.parse_args(argv)
+    serve(_settings(args), quiet=args.quiet)
+
+
+def sync_main(argv: Sequence[str] | None = None) -> None:
+    """aletheia-sync: the team hub, where every call needs a token."""
+    parser = argparse.ArgumentParser(
+        prog="aletheia-sync",
+        description="Run the Aletheia team hub: every /mcp call needs a bearer token.",
+    )
+    store = parser.add_mutually_exclusive_group(required=True)
+    store.add_argument("--hub-db", type=Path, help="SQLite file of the team store")
+    store.add_argument("--database-url", help="PostgreSQL URL of the team store")
+    _add_listen_options(parser)
+    args = parser.parse_args(argv)
+    settings = _settings(args, hub_db=args.hub_db, database_url=args.database_url, team_mode=True)
+    serve(settings)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """aletheia: the command line."""
+    parser = argparse.ArgumentParser(
+        prog="aletheia", description="Aletheia memory hub command line."
+    )
+    parser.add_argument("--version", action="version", version=f"aletheia {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    serve_parser = commands.add_parser("serve", help="run the local hub (like aletheia-server)")
+    _add_listen_options(serve_parser)
+    serve_parser.add_argument(
+        "--quiet", action="store_true", help="do not print how to connect a host"
+    )
+    args = parser.parse_args(argv)
+    if args.command == "serve":
+        serve(_settings(args), quiet=args.quiet)

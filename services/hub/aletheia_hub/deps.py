@@ -1,0 +1,29 @@
+"""FastAPI dependencies: the app's settings, store and dispatcher, and the caller."""
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from aletheia_hub.mcp.dispatch import Dispatcher
+from aletheia_hub.settings import Settings
+from aletheia_hub.store.db import Database
+
+
+def get_settings(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+def get_database(request: Request) -> Database:
+    db: Database = request.app.state.db
+    return db
+
+
+def get_dispatcher(request: Request) -> Dispatcher:
+    dispatcher: Dispatcher = request.app.state.dispatcher
+    return dispatcher
+
+
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+DatabaseDep = Annotated[Database, Depends(get_database)]
+DispatcherDep = Annotated[Dispatcher, Depends(get_dispatcher)]

@@ -1,0 +1,40 @@
+"""Liveness and readiness probes."""
+
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse
+from sqlalchemy import text
+from sqlalchemy.exc import SQLAlchemyError
+from starlette.concurrency import run_in_threadpool
+
+from aletheia_hub.deps import DatabaseDep
+from aletheia_hub.store.db import Database
+from aletheia_hub.store.migrate import is_current
+from aletheia_shared import __version__
+
+router = APIRouter()
+
+
+@router.get("/healthz")
+async def healthz() -> dict[str, Any]:
+    return {"status": "ok", "version": __version__}
+
+
+@router.get("/readyz")
+async def readyz(db: DatabaseDep) -> JSONResponse:
+    problem = await run_in_threadpool(_readiness_problem, db)
+    if problem is None:
+        return JSONResponse({"status": "ready", "version": __version__})
+    return JSONResponse({"status": "unavailable", "reason": problem}, status_code=503)
+
+
+def _readiness_problem(db: Database) -> str | None:
+    try:
+        with db.engine.connect() as connection:
+            connection.execute(text("SELECT 1"))
+        if not is_current(db.engine):
+            return "the database schema is not at the newest migration"
+    except SQLAlchemyError as error:
+        return f"the database is not reachable: {type(error).__name__}"
+    return None

@@ -1,0 +1,1 @@
+"""MCP over Streamable HTTP: endpoint, JSON-RPC dispatch and the tool registry."""

@@ -1,0 +1,26 @@
+"""What a tool handler knows about its call: store session, caller and permissions."""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlmodel import Session
+
+from aletheia_hub import auth
+from aletheia_hub.auth import Principal
+
+
+@dataclass(frozen=True, slots=True)
+class ToolContext:
+    session: Session
+    principal: Principal
+    caller_tool: str
+    default_project: str
+    session_id: str | None
+
+    def project(self, requested: str | None) -> str:
+        """The project to write to or read from, checked against the caller's limits."""
+        return auth.resolve_project(self.principal, requested, self.default_project)
+
+    def projects(self, requested: str | None) -> Sequence[str] | None:
+        """Projects to read from: one, or every allowed one for `*` (None: all)."""
+        return auth.visible_projects(self.principal, requested, self.default_project)

@@ -1,0 +1,80 @@
+"""tools/call: find the tool, check access, validate arguments, run it in one transaction."""
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from aletheia_hub import auth
+from aletheia_hub.mcp.context import ToolContext
+from aletheia_hub.mcp.errors import RpcError, ToolError
+from aletheia_hub.mcp.registry import Registry, Tool
+from aletheia_hub.store.db import Database
+from aletheia_hub.store.errors import StoreError
+from aletheia_shared import jsonrpc
+from aletheia_shared.project import DEFAULT_PROJECT
+
+if TYPE_CHECKING:
+    from aletheia_hub.mcp.dispatch import CallState
+
+
+def call_tool(
+    db: Database, registry: Registry, params: Mapping[str, Any], state: "CallState"
+) -> dict[str, Any]:
+    """Run one tools/call request and return its result (isError on tool failure)."""
+    name = params.get("name")
+    if not isinstance(name, str) or not name:
+        raise RpcError(jsonrpc.INVALID_PARAMS, "Invalid params: tools/call needs a tool name.")
+    tool = registry.find(name)
+    if tool is None:
+        raise RpcError(jsonrpc.INVALID_PARAMS, f"Unknown tool: {name}")
+    arguments = params.get("arguments")
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, dict):
+        raise RpcError(jsonrpc.INVALID_PARAMS, "Invalid params: arguments must be an object.")
+    try:
+        text = _run(db, tool, arguments, state)
+    except (ToolError, StoreError) as error:
+        return tool_result(error.message, is_error=True)
+    return tool_result(text, is_error=False)
+
+
+def tool_result(text: str, *, is_error: bool) -> dict[str, Any]:
+    """A CallToolResult with one text block."""
+    return {"content": [{"type": "text", "text": text}], "isError": is_error}
+
+
+def _run(db: Database, tool: Tool, arguments: dict[str, Any], state: "CallState") -> str:
+    auth.check_tool_access(state.principal, tool.name, tool.access)
+    try:
+        args = tool.args.model_validate(arguments)
+    except ValidationError as error:
+        raise ToolError(describe_validation_error(error)) from None
+    session_info = state.session
+    open_session = db.write_session if tool.access == "write" else db.read_session
+    with open_session() as session:
+        context = ToolContext(
+            session=session,
+            principal=state.principal,
+            caller_tool=session_info.tool if session_info else (state.caller_tool or "mcp"),
+            default_project=session_info.project if session_info else DEFAULT_PROJECT,
+            session_id=session_info.id if session_info else None,
+        )
+        return tool.handler(args, context)
+
+
+def describe_validation_error(error: ValidationError) -> str:
+    """Plain sentences naming each argument that is wrong."""
+    sentences = []
+    for problem in error.errors():
+        name = ".".join(str(part) for part in problem["loc"]) or "arguments"
+        kind = problem["type"]
+        if kind == "missing":
+            sentences.append(f"{name} is required.")
+        elif kind == "extra_forbidden":
+            sentences.append(f"Unknown argument: {name}.")
+        else:
+            message = problem["msg"].rstrip(".")
+            sentences.append(f"{name}: {message[:1].lower()}{message[1:]}.")
+    return " ".join(sentences)

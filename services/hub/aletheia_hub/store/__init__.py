@@ -1,0 +1,1 @@
+"""Storage: tables, migrations and the functions that read and write them."""

@@ -1,0 +1,88 @@
+"""Engines and sessions: SQLite in production shape (WAL, busy_timeout, foreign keys) or PG."""
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Final
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlmodel import Session
+
+SQLITE_BUSY_TIMEOUT_MS: Final = 10_000
+
+
+class Database:
+    """One store: a read path and a single write path (serialised on SQLite)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.is_sqlite = make_url(url).get_backend_name() == "sqlite"
+        if self.is_sqlite:
+            _ensure_sqlite_folder(url)
+            self.engine = _sqlite_engine(url, begin="BEGIN")
+            self._write_engine = _sqlite_engine(url, begin="BEGIN IMMEDIATE")
+        else:
+            self.engine = create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+            self._write_engine = self.engine
+        self._write_lock = threading.Lock() if self.is_sqlite else None
+
+    @contextmanager
+    def read_session(self) -> Iterator[Session]:
+        """A session for reads; rolled back at the end."""
+        with Session(self.engine, expire_on_commit=False) as session:
+            yield session
+
+    @contextmanager
+    def write_session(self) -> Iterator[Session]:
+        """A session whose work is committed as one transaction, or not at all."""
+        if self._write_lock is None:
+            yield from _committing_session(self._write_engine)
+            return
+        with self._write_lock:
+            yield from _committing_session(self._write_engine)
+
+    def dispose(self) -> None:
+        """Close every pooled connection."""
+        self.engine.dispose()
+        if self._write_engine is not self.engine:
+            self._write_engine.dispose()
+
+
+def _committing_session(engine: Engine) -> Iterator[Session]:
+    with Session(engine, expire_on_commit=False) as session:
+        try:
+            yield session
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+
+
+def _ensure_sqlite_folder(url: str) -> None:
+    database = make_url(url).database
+    if database and database != ":memory:":
+        Path(database).parent.mkdir(parents=True, exist_ok=True)
+
+
+def _sqlite_engine(url: str, *, begin: str) -> Engine:
+    engine = create_engine(
+        url, connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}
+    )
+
+    @event.listens_for(engine, "connect")
+    def _configure(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # transactions are begun below, explicitly
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection: Any) -> None:
+        connection.exec_driver_sql(begin)
+
+    return engine

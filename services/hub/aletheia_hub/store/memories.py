@@ -1,0 +1,147 @@
+"""Memories: save with dedupe, fetch by id."""
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session
+
+from aletheia_hub.store.clock import now_ms
+from aletheia_hub.store.models import Entry, Memory, MemoryFile
+
+TITLE_FROM_TEXT_CHARS = 100
+
+
+@dataclass(frozen=True, slots=True)
+class SavedMemory:
+    id: int
+    project: str
+    created: bool
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryRecord:
+    id: int
+    project: str
+    title: str
+    text: str
+    type: str
+    kind: str
+    tool: str
+    pinned: bool
+    created_at_ms: int
+    files: tuple[str, ...]
+
+
+def content_hash(title: str, text: str) -> str:
+    """The dedupe key of a memory within its project."""
+    return hashlib.sha256(f"{title}\x00{text}".encode()).hexdigest()
+
+
+def default_title(text: str) -> str:
+    """A title for a memory saved without one: the first 100 characters of its text."""
+    return " ".join(text.split())[:TITLE_FROM_TEXT_CHARS]
+
+
+def save_memory(
+    *,
+    session: Session,
+    project: str,
+    text: str,
+    title: str | None,
+    type: str,
+    kind: str,
+    tool: str,
+    pinned: bool,
+    files: Sequence[str] = (),
+    session_id: str | None = None,
+) -> SavedMemory:
+    """Store a memory, or return the existing id when the same project, title and text exist."""
+    title = title if title else default_title(text)
+    digest = content_hash(title, text)
+    existing = _find_by_hash(session, project, digest)
+    if existing is not None:
+        return SavedMemory(id=existing, project=project, created=False)
+    created_at = now_ms()
+    try:
+        with session.begin_nested():
+            entry = Entry(kind="memory", created_at_ms=created_at)
+            session.add(entry)
+            session.flush()
+            assert entry.id is not None
+            session.add(
+                Memory(
+                    id=entry.id,
+                    project=project,
+                    title=title,
+                    text=text,
+                    type=type,
+                    kind=kind,
+                    tool=tool,
+                    pinned=pinned,
+                    content_hash=digest,
+                    session_id=session_id,
+                    created_at_ms=created_at,
+                )
+            )
+            session.flush()
+            for path in dict.fromkeys(files):
+                session.add(MemoryFile(memory_id=entry.id, path=path))
+            session.flush()
+    except IntegrityError:
+        # A concurrent save of the same memory won the race: answer with its id.
+        found = _find_by_hash(session, project, digest)
+        if found is None:
+            raise
+        return SavedMemory(id=found, project=project, created=False)
+    return SavedMemory(id=entry.id, project=project, created=True)
+
+
+def get_memories(
+    *, session: Session, ids: Sequence[int], projects: Sequence[str] | None = None
+) -> list[MemoryRecord]:
+    """Visible memories with these ids, newest first; unknown or dismissed ids are skipped."""
+    if not ids:
+        return []
+    table = Memory.__table__  # type: ignore[attr-defined]
+    query = select(table).where(table.c.id.in_(list(ids)), table.c.dismissed_at_ms.is_(None))
+    if projects is not None:
+        query = query.where(table.c.project.in_(list(projects)))
+    rows = session.execute(query.order_by(table.c.created_at_ms.desc(), table.c.id.desc())).all()
+    files = _files_of(session, [row.id for row in rows])
+    return [
+        MemoryRecord(
+            id=row.id,
+            project=row.project,
+            title=row.title,
+            text=row.text,
+            type=row.type,
+            kind=row.kind,
+            tool=row.tool,
+            pinned=row.pinned,
+            created_at_ms=row.created_at_ms,
+            files=files.get(row.id, ()),
+        )
+        for row in rows
+    ]
+
+
+def _find_by_hash(session: Session, project: str, digest: str) -> int | None:
+    table = Memory.__table__  # type: ignore[attr-defined]
+    return session.execute(
+        select(table.c.id).where(table.c.project == project, table.c.content_hash == digest)
+    ).scalar_one_or_none()
+
+
+def _files_of(session: Session, ids: list[int]) -> dict[int, tuple[str, ...]]:
+    if not ids:
+        return {}
+    table = MemoryFile.__table__  # type: ignore[attr-defined]
+    result: dict[int, list[str]] = {}
+    for memory_id, path in session.execute(
+        select(table.c.memory_id, table.c.path).where(table.c.memory_id.in_(ids))
+    ):
+        result.setdefault(memory_id, []).append(path)
+    return {key: tuple(sorted(paths)) for key, paths in result.items()}

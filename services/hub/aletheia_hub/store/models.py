@@ -1,0 +1,149 @@
+"""Tables. Times are UTC epoch milliseconds (`*_at_ms`), identical on SQLite and PostgreSQL."""
+
+from sqlalchemy import BigInteger, Column, ForeignKey, Index, Integer, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+class Entry(SQLModel, table=True):
+    """The one id sequence shared by memories and work-state lists."""
+
+    __tablename__ = "entries"
+    id: int | None = Field(default=None, sa_column=Column(Integer, primary_key=True))
+    kind: str = Field(max_length=20)
+    created_at_ms: int = Field(sa_column=Column(BigInteger, nullable=False))
+
+
+class Memory(SQLModel, table=True):
+    __tablename__ = "memories"
+    __table_args__ = (
+        UniqueConstraint("project", "content_hash", name="uq_memories_project_hash"),
+        Index("ix_memories_project_created", "project", "created_at_ms"),
+    )
+    id: int = Field(
+        sa_column=Column(Integer, ForeignKey("entries.id", ondelete="CASCADE"), primary_key=True)
+    )
+    project: str = Field(max_length=200)
+    title: str = Field(sa_column=Column(Text, nullable=False))
+    text: str = Field(sa_column=Column(Text, nullable=False))
+    type: str = Field(default="note", max_length=20)
+    kind: str = Field(default="note", max_length=40)
+    tool: str = Field(default="mcp", max_length=100)
+    pinned: bool = False
+    content_hash: str = Field(max_length=64)
+    session_id: str | None = Field(default=None, max_length=64)
+    created_at_ms: int = Field(sa_column=Column(BigInteger, nullable=False))
+    dismissed_at_ms: int | None = Field(default=None, sa_column=Column(BigInteger))
+
+
+class MemoryFile(SQLModel, table=True):
+    __tablename__ = "memory_files"
+    memory_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("memories.id", ondelete="CASCADE"), primary_key=True)
+    )
+    path: str = Field(sa_column=Column(Text, primary_key=True, index=True))
+
+
+class WorkStateList(SQLModel, table=True):
+    __tablename__ = "work_state_lists"
+    __table_args__ = (UniqueConstraint("project", "name", name="uq_work_state_project_name"),)
+    id: int = Field(
+        sa_column=Column(Integer, ForeignKey("entries.id", ondelete="CASCADE"), primary_key=True)
+    )
+    project: str = Field(max_length=200)
+    name: str = Field(max_length=200)
+    items_json: str = Field(sa_column=Column(Text, nullable=False))
+    tool: str = Field(default="mcp", max_length=100)
+    updated_at_ms: int = Field(sa_column=Column(BigInteger, nullable=False))
+
+
+class Fact(SQLModel, table=True):
+    __tablename__ = "facts"
+    __table_args__ = (Index("ix_facts_subject", "project", "subject", "predicate"),)
+    id: int | None = Field(default=None, sa_column=Column(Integer, primary_key=True))
+    project: str = Field(max_length=200)
+    subject: str = Field(sa_column=Column(Text, nullable=False))
+    predicate: str = Field(sa_column=Column(Text, nullable=False))
+    object: str = Field(sa_column=Column(Text, nullable=False))
+    memory_id: int | None = Field(
+        default=None, sa_column=Column(Integer, ForeignKey("memories.id", ondelete="SET NULL"))
+    )
+    valid_from_ms: int = Field(sa_column=Column(BigInteger, nullable=False))
+    valid_to_ms: int | None = Field(default=None, sa_column=Column(BigInteger))
+    dismissed_at_ms: int | None = Field(default=None, sa_column=Column(BigInteger))
+
+
+class Rule(SQLModel, table=True):
+    __tablename__ = "rules"
+    id: str = Field(primary_key=True, max_length=12)
+    when_text: str = Field(sa_column=Column(Text, nullable=False))
+    then_text: str = Field(sa_column=Column(Text, nullable=False))
+    scope_tier: str = Field(default="everywhere", max_length=20)
+    scope_name: str | None = Field(default=None, max_length=200)
+    source: str = Field(default="mcp", max_length=100)
+    content_hash: str = Field(max_length=64, unique=True)
+    evidence_memory_ids: str = Field(default="[]", sa_column=Column(Text, nullable=False))
+    evidence_fact_ids: str = Field(default="[]", sa_column=Column(Text, nullable=False))
+    enabled: bool = True
+    created_at_ms: int = Field(sa_column=Column(BigInteger, nullable=False))
+    confirmed_at_ms: int = Field(sa_column=Column(BigInteger, nullable=False))
+
+
+class Episode(SQLModel, table=True):
+    """A request a user made in a host session, shown in session-start context."""
+
+    __tablename__ = "episodes"
+    id: int | None = Field(default=None, sa_column=Column(Integer, primary_key=True))
+    project: str = Field(max_length=200, index=True)
+    tool: str = Field(default="mcp", max_length=100)
+    request: str = Field(sa_column=Column(Text, nullable=False))
+    created_at_ms: int = Field(sa_column=Column(BigInteger, nullable=False))
+    dismissed_at_ms: int | None = Field(default=None, sa_column=Column(BigInteger))
+
+
+class Dismissal(SQLModel, table=True):
+    """The trail of dismiss and restore actions, with their reasons."""
+
+    __tablename__ = "dismissals"
+    id: int | None = Field(default=None, sa_column=Column(Integer, primary_key=True))
+    item_type: str = Field(max_length=20)
+    item_id: int
+    action: str = Field(max_length=10)
+    reason: str | None = Field(default=None, max_length=300)
+    tool: str = Field(default="mcp", max_length=100)
+    at_ms: int = Field(sa_column=Column(BigInteger, nullable=False))
+
+
+class McpSession(SQLModel, table=True):
+    __tablename__ = "mcp_sessions"
+    id: str = Field(primary_key=True, max_length=64)
+    protocol_version: str = Field(max_length=20)
+    client_name: str | None = Field(default=None, max_length=200)
+    tool: str = Field(max_length=100)
+    project: str = Field(max_length=200)
+    token_id: str | None = Field(default=None, max_length=40)
+    created_at_ms: int = Field(sa_column=Column(BigInteger, nullable=False))
+    ended_at_ms: int | None = Field(default=None, sa_column=Column(BigInteger))
+
+
+class ApiToken(SQLModel, table=True):
+    __tablename__ = "api_tokens"
+    id: str = Field(primary_key=True, max_length=40)
+    name: str | None = Field(default=None, max_length=200)
+    scope: str = Field(max_length=10)
+    projects_json: str = Field(default="[]", sa_column=Column(Text, nullable=False))
+    token_hash: str = Field(max_length=64, unique=True)
+    created_at_ms: int = Field(sa_column=Column(BigInteger, nullable=False))
+    last_used_at_ms: int | None = Field(default=None, sa_column=Column(BigInteger))
+    revoked_at_ms: int | None = Field(default=None, sa_column=Column(BigInteger))
+
+
+class AuditRow(SQLModel, table=True):
+    """One row per tools/call: who, what, where, how it ended; never the arguments."""
+
+    __tablename__ = "audit_log"
+    id: int | None = Field(default=None, sa_column=Column(Integer, primary_key=True))
+    at_ms: int = Field(sa_column=Column(BigInteger, nullable=False, index=True))
+    token_id: str | None = Field(default=None, max_length=40)
+    tool: str = Field(max_length=100)
+    project: str | None = Field(default=None, max_length=200)
+    result: str = Field(max_length=20)

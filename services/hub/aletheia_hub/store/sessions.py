@@ -1,0 +1,86 @@
+"""MCP sessions, kept in the database so any hub replica can serve them."""
+
+import secrets
+from dataclasses import dataclass
+
+from sqlalchemy import select, update
+from sqlmodel import Session
+
+from aletheia_hub.store.clock import now_ms
+from aletheia_hub.store.models import McpSession
+
+SESSION_ID_BYTES = 24  # 192 bits
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    id: str
+    protocol_version: str
+    client_name: str | None
+    tool: str
+    project: str
+    token_id: str | None
+
+
+def create_session(
+    *,
+    session: Session,
+    protocol_version: str,
+    client_name: str | None,
+    tool: str,
+    project: str,
+    token_id: str | None,
+) -> SessionInfo:
+    """Start a session with a new random id."""
+    row = McpSession(
+        id=secrets.token_urlsafe(SESSION_ID_BYTES),
+        protocol_version=protocol_version,
+        client_name=client_name,
+        tool=tool,
+        project=project,
+        token_id=token_id,
+        created_at_ms=now_ms(),
+    )
+    session.add(row)
+    session.flush()
+    return _info(row)
+
+
+def find_active_session(*, session: Session, session_id: str) -> SessionInfo | None:
+    """The session with this id, unless it is unknown or ended."""
+    table = McpSession.__table__  # type: ignore[attr-defined]
+    row = session.execute(
+        select(table).where(table.c.id == session_id, table.c.ended_at_ms.is_(None))
+    ).first()
+    if row is None:
+        return None
+    return SessionInfo(
+        id=row.id,
+        protocol_version=row.protocol_version,
+        client_name=row.client_name,
+        tool=row.tool,
+        project=row.project,
+        token_id=row.token_id,
+    )
+
+
+def end_session(*, session: Session, session_id: str) -> bool:
+    """Mark a session ended; False when it was unknown or already ended."""
+    table = McpSession.__table__  # type: ignore[attr-defined]
+    result = session.execute(
+        update(table)
+        .where(table.c.id == session_id, table.c.ended_at_ms.is_(None))
+        .values(ended_at_ms=now_ms())
+    )
+    return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+def _info(row: McpSession) -> SessionInfo:
+    return SessionInfo(
+        id=row.id,
+        protocol_version=row.protocol_version,
+        client_name=row.client_name,
+        tool=row.tool,
+        project=row.project,
+        token_id=row.token_id,
+    )

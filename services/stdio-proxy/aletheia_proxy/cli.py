@@ -1,0 +1,45 @@
+"""aletheia-mcp: the stdio MCP server a host launches. It takes no flags."""
+
+import logging
+import sys
+
+from aletheia_proxy.config import load_config
+from aletheia_proxy.forward import Forwarder, run
+from aletheia_proxy.launch import start_local_hub
+from aletheia_proxy.transport import HubClient
+
+USAGE = """usage: aletheia-mcp
+
+The stdio MCP server that AI coding tools start. It reads newline-delimited JSON-RPC on
+stdin and forwards each line to the Aletheia hub; it takes no flags.
+
+Environment:
+  ALETHEIA_HUB_URL   hub address (default: the local hub, started when none answers)
+  ALETHEIA_TOKEN     bearer token for a team hub
+  ALETHEIA_TOOL      names the caller (default: the host's clientInfo.name)
+  ALETHEIA_CWD       working directory that sets the default project
+  ALETHEIA_DATA_DIR, ALETHEIA_HUB_DB, ALETHEIA_DATABASE_URL   the store of a local hub it starts
+  ALETHEIA_PORT      port of the local hub (default 7411)
+"""
+
+
+def main() -> None:
+    if len(sys.argv) > 1:
+        stream = sys.stdout if sys.argv[1] in ("-h", "--help") else sys.stderr
+        stream.write(USAGE)
+        raise SystemExit(0 if stream is sys.stdout else 2)
+    protocol_out = sys.stdout.buffer
+    sys.stdout = sys.stderr  # nothing but protocol lines may ever reach the real stdout
+    logging.basicConfig(
+        level=logging.WARNING, format="aletheia-mcp: %(message)s", stream=sys.stderr
+    )
+    config = load_config()
+    hub = HubClient(config)
+    starter = None if config.hub_url_given else (lambda: start_local_hub(hub))
+    try:
+        run(sys.stdin.buffer, protocol_out, Forwarder(hub, starter))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        hub.end_session()
+        hub.close()

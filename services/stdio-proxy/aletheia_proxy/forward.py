@@ -1,0 +1,118 @@
+"""The forwarding loop: one stdin line in, one hub answer out. Nothing global."""
+
+import json
+import logging
+from collections.abc import Callable
+from typing import BinaryIO
+
+import httpx
+
+from aletheia_proxy import replies
+from aletheia_proxy.transport import HubClient, HubUnreachable
+from aletheia_shared import jsonrpc
+
+logger = logging.getLogger("aletheia_proxy")
+
+HubStarter = Callable[[], bool]
+
+
+class Forwarder:
+    """Sends lines to the hub, recovering from a missing hub or a forgotten session."""
+
+    def __init__(self, hub: HubClient, start_hub: HubStarter | None = None) -> None:
+        self.hub = hub
+        self.start_hub = start_hub
+        self.initialize_line: bytes | None = None
+
+    def forward(self, line: bytes) -> bytes | None:
+        """The line to write back for one input line (None: nothing to write)."""
+        if _is_initialize(line):
+            self.initialize_line = line
+        try:
+            response = self._post(line)
+        except HubUnreachable as error:
+            return replies.error_line(
+                line,
+                jsonrpc.SERVER_ERROR,
+                f"Cannot reach the Aletheia hub at {self.hub.config.hub_url} ({error}). Start it "
+                "with `aletheia-server`, or set ALETHEIA_HUB_URL to a running hub; then retry.",
+            )
+        if response.status_code == 404 and self._reinitialize():
+            response = self._post(line)
+        return self._answer(line, response)
+
+    def _post(self, line: bytes) -> httpx.Response:
+        try:
+            return self.hub.post(line)
+        except HubUnreachable:
+            if self.start_hub is None or not self.start_hub():
+                raise
+            return self.hub.post(line)
+
+    def _reinitialize(self) -> bool:
+        """The hub forgot our session (new store, ended): open a new one the same way."""
+        if self.initialize_line is None or self.hub.session_id is None:
+            return False
+        self.hub.session_id = None
+        try:
+            response = self.hub.post(self.initialize_line)
+        except HubUnreachable:
+            return False
+        return response.status_code == 200 and self.hub.session_id is not None
+
+    def _answer(self, line: bytes, response: httpx.Response) -> bytes | None:
+        status = response.status_code
+        if status == 202:
+            return None
+        body = response.content
+        if 200 <= status < 300:
+            return body or None
+        if status == 400 and replies.is_parse_error(body):
+            return body
+        message = _explain(status, replies.hub_message(body), response.headers.get("Retry-After"))
+        logger.warning("hub answered HTTP %s: %s", status, message)
+        code = jsonrpc.RATE_LIMITED if status == 429 else jsonrpc.SERVER_ERROR
+        return replies.error_line(line, code, message)
+
+
+def run(stdin: BinaryIO, stdout: BinaryIO, forwarder: Forwarder) -> None:
+    """Forward every line until end of input; write only protocol lines, flushing each."""
+    for raw in iter(stdin.readline, b""):
+        line = raw.strip()
+        if not line:
+            continue
+        reply = forwarder.forward(line)
+        if reply is not None:
+            stdout.write(reply.replace(b"\n", b" ") + b"\n")
+            stdout.flush()
+
+
+def _is_initialize(line: bytes) -> bool:
+    if b'"initialize"' not in line:
+        return False
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(message, dict) and message.get("method") == "initialize"
+
+
+def _explain(status: int, hub_says: str | None, retry_after: str | None) -> str:
+    detail = f" The hub said: {hub_says}" if hub_says else ""
+    if status == 401:
+        return (
+            "The hub refused the credentials: set ALETHEIA_TOKEN to a valid token "
+            f"(aletheia mcp-link create) and restart this server.{detail}"
+        )
+    if status == 403:
+        return f"The hub refused this request (HTTP 403).{detail}"
+    if status == 404:
+        return f"The hub no longer knows this session: restart this MCP server.{detail}"
+    if status == 413:
+        return f"The message is larger than the hub accepts (HTTP 413); send less at once.{detail}"
+    if status == 429:
+        wait = retry_after or "60"
+        return f"Rate limit reached: retry after {wait} seconds.{detail}"
+    if status >= 500:
+        return f"The hub failed (HTTP {status}); check the hub log and retry.{detail}"
+    return f"The hub rejected the request (HTTP {status}).{detail}"

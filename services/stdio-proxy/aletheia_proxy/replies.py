@@ -1,0 +1,57 @@
+"""Error replies the proxy writes for a line the hub could not answer."""
+
+import json
+from typing import Any
+
+from aletheia_shared import jsonrpc
+
+
+def error_line(line: bytes, code: int, message: str) -> bytes | None:
+    """One JSON-RPC error per request in the line, same ids; None for notifications only."""
+    try:
+        message_or_batch: Any = json.loads(line)
+    except ValueError:
+        return _dump(
+            jsonrpc.error_response(
+                None, jsonrpc.PARSE_ERROR, "Parse error: the line is not valid JSON."
+            )
+        )
+    if isinstance(message_or_batch, list):
+        ids = jsonrpc.request_ids(message_or_batch)
+        if not ids:
+            return None
+        return _dump([jsonrpc.error_response(request_id, code, message) for request_id in ids])
+    if isinstance(message_or_batch, dict) and "method" in message_or_batch:
+        if "id" not in message_or_batch:
+            return None
+        return _dump(jsonrpc.error_response(message_or_batch.get("id"), code, message))
+    return _dump(jsonrpc.error_response(None, code, message))
+
+
+def _dump(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def hub_message(body: bytes) -> str | None:
+    """The error message inside a JSON-RPC error body from the hub, if there is one."""
+    try:
+        payload = json.loads(body)
+    except ValueError:
+        return None
+    if isinstance(payload, dict) and isinstance(payload.get("error"), dict):
+        message = payload["error"].get("message")
+        return message if isinstance(message, str) else None
+    return None
+
+
+def is_parse_error(body: bytes) -> bool:
+    """Whether the hub answered that the line itself was not JSON."""
+    try:
+        payload = json.loads(body)
+    except ValueError:
+        return False
+    return (
+        isinstance(payload, dict)
+        and isinstance(payload.get("error"), dict)
+        and payload["error"].get("code") == jsonrpc.PARSE_ERROR
+    )

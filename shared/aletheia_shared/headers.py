@@ -1,0 +1,9 @@
+"""HTTP header names used between hosts, the proxy and the hub."""
+
+from typing import Final
+
+SESSION_ID: Final = "Mcp-Session-Id"
+PROTOCOL_VERSION: Final = "MCP-Protocol-Version"
+CALLER_TOOL: Final = "X-Aletheia-Tool"
+CALLER_PROJECT: Final = "X-Aletheia-Project"
+AUTHORIZATION: Final = "Authorization"

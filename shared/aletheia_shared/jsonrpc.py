@@ -1,0 +1,70 @@
+"""JSON-RPC 2.0 message shapes, error codes and reply builders."""
+
+from typing import Any, Final, NotRequired, TypedDict
+
+JSONRPC_VERSION: Final = "2.0"
+
+PARSE_ERROR: Final = -32700
+INVALID_REQUEST: Final = -32600
+METHOD_NOT_FOUND: Final = -32601
+INVALID_PARAMS: Final = -32602
+INTERNAL_ERROR: Final = -32603
+# Server-defined range (-32000..-32099): transport and access failures.
+SERVER_ERROR: Final = -32000
+UNAUTHORIZED: Final = -32001
+RATE_LIMITED: Final = -32029
+
+RequestId = str | int | None
+
+
+class ErrorObject(TypedDict):
+    code: int
+    message: str
+    data: NotRequired[Any]
+
+
+class Request(TypedDict):
+    jsonrpc: str
+    id: NotRequired[RequestId]
+    method: str
+    params: NotRequired[dict[str, Any]]
+
+
+class SuccessResponse(TypedDict):
+    jsonrpc: str
+    id: RequestId
+    result: Any
+
+
+class ErrorResponse(TypedDict):
+    jsonrpc: str
+    id: RequestId
+    error: ErrorObject
+
+
+Response = SuccessResponse | ErrorResponse
+
+
+def success_response(request_id: RequestId, result: Any) -> SuccessResponse:
+    """Build the reply to a request that succeeded."""
+    return {"jsonrpc": JSONRPC_VERSION, "id": request_id, "result": result}
+
+
+def error_response(
+    request_id: RequestId, code: int, message: str, data: Any = None
+) -> ErrorResponse:
+    """Build the reply to a request that failed with a JSON-RPC error."""
+    error: ErrorObject = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": JSONRPC_VERSION, "id": request_id, "error": error}
+
+
+def request_ids(message: Any) -> list[RequestId]:
+    """The ids of the requests in a message or batch (notifications have none)."""
+    items = message if isinstance(message, list) else [message]
+    return [
+        item.get("id")
+        for item in items
+        if isinstance(item, dict) and "id" in item and "method" in item
+    ]

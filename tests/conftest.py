@@ -1,0 +1,157 @@
+"""Shared fixtures: a store on SQLite and on PostgreSQL, in-process apps and real hub processes."""
+
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import psycopg
+import pytest
+from fastapi.testclient import TestClient
+
+from aletheia_hub.app import create_app
+from aletheia_hub.settings import Settings
+from tests.helpers import McpHttpClient
+
+POSTGRES_DSN = "host=127.0.0.1 port=5432 dbname=test user=postgres connect_timeout=3"
+POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+BIN = Path(sys.executable).parent
+_postgres_state: dict[str, str | None] = {}
+
+
+def postgres_problem() -> str | None:
+    """Why PostgreSQL cannot be used here, or None when it can (checked once)."""
+    if "problem" not in _postgres_state:
+        try:
+            with psycopg.connect(POSTGRES_DSN):
+                _postgres_state["problem"] = None
+        except psycopg.Error as error:
+            _postgres_state["problem"] = f"PostgreSQL at 127.0.0.1:5432/test unreachable: {error}"
+    return _postgres_state["problem"]
+
+
+def require_postgres() -> None:
+    problem = postgres_problem()
+    if problem is None:
+        return
+    if IN_CI:
+        pytest.fail(f"{problem} (CI=true: the PostgreSQL suites must run)")
+    pytest.skip(problem)
+
+
+@pytest.fixture
+def postgres_schema_url() -> Iterator[str]:
+    """A fresh, empty PostgreSQL schema in database `test`, dropped afterwards."""
+    require_postgres()
+    schema = f"t_{secrets.token_hex(6)}"
+    with psycopg.connect(POSTGRES_DSN, autocommit=True) as connection:
+        connection.execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        yield f"{POSTGRES_URL}?options=-csearch_path%3D{schema}"
+    finally:
+        with psycopg.connect(POSTGRES_DSN, autocommit=True) as connection:
+            connection.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Every store test runs once on SQLite and once on PostgreSQL."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'hub.db'}"
+    url: str = request.getfixturevalue("postgres_schema_url")
+    return url
+
+
+@pytest.fixture
+def settings(store_url: str, tmp_path: Path) -> Settings:
+    return Settings(database_url=store_url, data_dir=tmp_path, cwd=tmp_path)
+
+
+@pytest.fixture
+def http(settings: Settings) -> Iterator[TestClient]:
+    """The app in-process, lifespan (migrations) included, addressed as loopback."""
+    with TestClient(create_app(settings), base_url="http://127.0.0.1") as client:
+        yield client
+
+
+@pytest.fixture
+def mcp(http: TestClient) -> McpHttpClient:
+    """An initialized MCP session against the in-process app."""
+    client = McpHttpClient(http, "/mcp", project="shop", tool="tests")
+    client.initialize()
+    return client
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def wait_until_ready(base_url: str, process: subprocess.Popen[bytes] | None = None) -> None:
+    """Poll /readyz until it answers 200, with a deadline."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"hub exited early with code {process.returncode}")
+        try:
+            if httpx.get(f"{base_url}/readyz", timeout=1).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.05)
+    raise TimeoutError(f"hub at {base_url} not ready in 30 s")
+
+
+class HubProcess:
+    """A real `aletheia-server` (or other hub command) subprocess on a free loopback port."""
+
+    def __init__(self, env: dict[str, str], command: str = "aletheia-server", *extra: str) -> None:
+        self.port = free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}"
+        self.mcp_url = f"{self.base_url}/mcp"
+        self.process = subprocess.Popen(
+            [str(BIN / command), *extra, "--port", str(self.port)],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        wait_until_ready(self.base_url, self.process)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+        if self.process.stderr is not None:
+            self.process.stderr.close()
+
+
+@pytest.fixture
+def hub_env(store_url: str, tmp_path: Path) -> dict[str, str]:
+    """Environment for hub and proxy subprocesses, pointing at this test's store."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("ALETHEIA_")}
+    env["ALETHEIA_DATABASE_URL"] = store_url
+    env["ALETHEIA_DATA_DIR"] = str(tmp_path / "data")
+    return env
+
+
+@pytest.fixture
+def hub(hub_env: dict[str, str]) -> Iterator[HubProcess]:
+    """A running hub process on this test's store."""
+    process = HubProcess(hub_env)
+    try:
+        yield process
+    finally:
+        process.stop()
