@@ -1,11 +1,16 @@
 """Every text a tool shows a model, in one voice."""
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Final
 
+from aletheia_hub.store.context import SessionContext
+from aletheia_hub.store.facts import FactRecord
 from aletheia_hub.store.memories import MemoryRecord
+from aletheia_hub.store.rules import RuleRecord
+from aletheia_hub.store.search import FactHit, MemoryHit, SearchResult
+from aletheia_hub.store.timeline import Timeline
 
 MEMORY_TAG: Final = "aletheia-memory"
 DATA_NOTICE: Final = (
@@ -60,6 +65,8 @@ def observation(record: MemoryRecord) -> str:
         f"{record.project} · {iso_ms(record.created_at_ms)} · source: {record.tool}",
         escape_recalled(record.text),
     ]
+    if record.facts:
+        lines.append("Facts: " + "; ".join(escape_recalled(fact) for fact in record.facts))
     if record.files:
         lines.append("Files: " + ", ".join(escape_recalled(path) for path in record.files))
     return "\n".join(lines)
@@ -70,3 +77,201 @@ def observations(records: Iterable[MemoryRecord]) -> str:
     if not blocks:
         return "No memories found for those ids."
     return wrap_recalled("\n---\n".join(blocks))
+
+
+def with_redactions(text: str, count: int) -> str:
+    """Append how many secrets were redacted, when any were."""
+    if count == 0:
+        return text
+    noun = "secret" if count == 1 else "secrets"
+    return f"{text} Redacted {count} {noun} before saving."
+
+
+def index_line(hit: MemoryHit) -> str:
+    """#7 2026-10-29 [note] title  (project, tool[, pinned])"""
+    pinned = ", pinned" if hit.pinned else ""
+    return (
+        f"#{hit.id} {day(hit.created_at_ms)} [{hit.type}] {one_line(hit.title)}  "
+        f"({hit.project}, {hit.tool}{pinned})"
+    )
+
+
+def fact_line(fact: FactHit) -> str:
+    return (
+        f"fact #{fact.id}: {one_line(fact.subject)} · {one_line(fact.predicate)} · "
+        f"{one_line(fact.object)}  ({fact.project}, since {day(fact.valid_from_ms)})"
+    )
+
+
+def search_results(result: SearchResult) -> str:
+    lines = [fact_line(fact) for fact in result.facts]
+    lines += [index_line(hit) for hit in result.memories]
+    if result.ignored_common:
+        lines.append(f"(ignored as too common: {', '.join(result.ignored_common)})")
+    return wrap_recalled("\n".join(lines))
+
+
+def no_matches(reason: str) -> str:
+    return f"No matches. {reason}"
+
+
+def timeline(view: Timeline) -> str:
+    def line(hit: MemoryHit, marker: str) -> str:
+        return f"{marker} #{hit.id} {minute(hit.created_at_ms)} [{hit.type}] {one_line(hit.title)}"
+
+    lines = [line(hit, " ") for hit in view.before]
+    lines.append(line(view.anchor, "→"))
+    lines += [line(hit, " ") for hit in view.after]
+    return wrap_recalled("\n".join(lines))
+
+
+def fact_history(subject: str, facts: Sequence[FactRecord]) -> str:
+    if not facts:
+        return f'No facts found for subject "{subject}".'
+    lines = [f'Facts about "{one_line(subject)}":']
+    for fact in facts:
+        if fact.valid_to_ms is None:
+            span = f"since {minute(fact.valid_from_ms)}"
+        else:
+            span = f"{minute(fact.valid_from_ms)} to {minute(fact.valid_to_ms)}, replaced"
+        source = f", from #{fact.memory_id}" if fact.memory_id else ""
+        lines.append(
+            f"- fact #{fact.id}: {one_line(fact.subject)} · {one_line(fact.predicate)} · "
+            f"{one_line(fact.object)}  ({fact.project}, {span}{source})"
+        )
+    return wrap_recalled("\n".join(lines))
+
+
+def rule_head(rule: RuleRecord) -> str:
+    if rule.when.strip().lower() == "always":
+        return f"Always: {rule.then}"
+    return f"When {rule.when}: {rule.then}"
+
+
+def rule_line(rule: RuleRecord) -> str:
+    scope = rule.scope_tier + (f": {rule.scope_name}" if rule.scope_name else "")
+    line = (
+        f"- {rule_head(rule)}  [{scope}]  (id {rule.id}, added {day(rule.created_at_ms)}, "
+        f"source: {rule.source}, last confirmed {day(rule.confirmed_at_ms)})"
+    )
+    if rule.recheck:
+        line += f" [re-check: {rule.recheck}]"
+    return line
+
+
+def rules_list(rules: Sequence[RuleRecord]) -> str:
+    if not rules:
+        return "No rules yet. add_rule saves one."
+    return "\n".join(rule_line(rule) for rule in rules)
+
+
+def rule_saved(rule_id: str, created: bool, redacted: int) -> str:
+    if not created:
+        return f"Rule already exists ({rule_id}); nothing was added."
+    text = f"Rule saved ({rule_id}). The owner syncs rules to tools from the Rules page."
+    return with_redactions(text, redacted)
+
+
+def rule_confirmed(rule_id: str, at_ms: int) -> str:
+    return (
+        f"Confirmed rule {rule_id} on {day(at_ms)}. It stays as it is; only the date it was "
+        "last checked changed."
+    )
+
+
+def dismissed(item_type: str, item_id: int) -> str:
+    return (
+        f"Dismissed {item_type} #{item_id}. It is hidden from search and context; "
+        "restore_memory undoes this."
+    )
+
+
+def restored(item_type: str, item_id: int) -> str:
+    return f"Restored {item_type} #{item_id}."
+
+
+def list_saved(name: str, count: int, list_id: int, redacted: int) -> str:
+    return with_redactions(f'Saved list "{name}" with {count} item(s) as #{list_id}.', redacted)
+
+
+def no_list(name: str) -> str:
+    return f'No list named "{name}".'
+
+
+TYPE_LETTERS: Final = {
+    "decision": "D",
+    "gotcha": "G",
+    "bugfix": "B",
+    "feature": "F",
+    "refactor": "R",
+    "change": "C",
+    "discovery": "I",
+    "note": "N",
+}
+CONTEXT_BUDGET_CHARS: Final = 6_000
+
+
+def context_item(hit: MemoryHit) -> str:
+    letter = TYPE_LETTERS.get(hit.type, "N")
+    return f"- #{hit.id} {clock_time(hit.created_at_ms)} [{letter}] {one_line(hit.title)}"
+
+
+def session_context(context: SessionContext) -> str:
+    """The session-start block, cut to about 6,000 characters at item boundaries."""
+    sections: list[tuple[str, list[str]]] = []
+    sections.append(("## Pinned", [context_item(hit) for hit in context.pinned]))
+    recent: list[str] = []
+    current_day = None
+    for hit in context.recent:
+        if day(hit.created_at_ms) != current_day:
+            current_day = day(hit.created_at_ms)
+            recent.append(f"### {current_day}")
+        recent.append(context_item(hit))
+    sections.append(("## Recent", recent))
+    sections.append(
+        (
+            "## Recent requests",
+            [
+                f"- {minute(item.created_at_ms)} ({item.tool}) {one_line(item.request)[:300]}"
+                for item in context.requests
+            ],
+        )
+    )
+    sections.append(
+        (
+            "## Facts",
+            [
+                f"- {one_line(f.subject)} · {one_line(f.predicate)} · {one_line(f.object)}"
+                for f in context.facts
+            ],
+        )
+    )
+    sections.append(("## Rules", [f"- {one_line(rule_head(rule))}" for rule in context.rules]))
+    lines = [f"# Memory for {context.project}"]
+    size = len(lines[0])
+    listed = 0
+    left_out = 0
+    for heading, items in sections:
+        if not items:
+            continue
+        if size + len(heading) + 1 > CONTEXT_BUDGET_CHARS:
+            left_out += sum(1 for item in items if item.startswith("- "))
+            continue
+        lines.append(heading)
+        size += len(heading) + 1
+        for item in items:
+            if size + len(item) + 1 > CONTEXT_BUDGET_CHARS:
+                left_out += 1 if item.startswith("- ") else 0
+                continue
+            lines.append(item)
+            size += len(item) + 1
+            listed += 1 if item.startswith("- ") else 0
+    if listed == 0:
+        lines.append("Nothing saved for this project yet. save_memory stores what you learn.")
+    body = "\n".join(lines)
+    more = f"; {left_out} more left out to stay short" if left_out else ""
+    economics = (
+        f"Context economics: {listed} items listed; ~{(len(body) + 150) // 4} tokens for this "
+        f"block (estimate, chars/4){more}; search, timeline and get_observations fetch more."
+    )
+    return wrap_recalled(f"{body}\n{economics}")

@@ -8,8 +8,11 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
+from aletheia_hub.redact import redact
 from aletheia_hub.store.clock import now_ms
-from aletheia_hub.store.models import Entry, Memory, MemoryFile
+from aletheia_hub.store.facts import FactInput, record_facts
+from aletheia_hub.store.models import Entry, Fact, Memory, MemoryFile
+from aletheia_hub.store.search import index_memory
 
 TITLE_FROM_TEXT_CHARS = 100
 
@@ -19,6 +22,8 @@ class SavedMemory:
     id: int
     project: str
     created: bool
+    redacted: int = 0
+    facts_added: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +38,7 @@ class MemoryRecord:
     pinned: bool
     created_at_ms: int
     files: tuple[str, ...]
+    facts: tuple[str, ...] = ()
 
 
 def content_hash(title: str, text: str) -> str:
@@ -56,14 +62,26 @@ def save_memory(
     tool: str,
     pinned: bool,
     files: Sequence[str] = (),
+    facts: Sequence[FactInput] = (),
     session_id: str | None = None,
 ) -> SavedMemory:
-    """Store a memory, or return the existing id when the same project, title and text exist."""
-    title = title if title else default_title(text)
+    """Store a memory, or return the existing id when the same project, title and text exist.
+
+    Secrets are redacted from the text, title and facts before anything is hashed or stored.
+    """
+    clean_text = redact(text)
+    # A default title comes from the already-redacted text, so its secrets count once.
+    clean_title = redact(title) if title else redact(default_title(clean_text.text))
+    clean_facts = [_redacted_fact(fact) for fact in facts]
+    redacted = clean_text.count + clean_title.count + sum(count for _, count in clean_facts)
+    text, title = clean_text.text, clean_title.text
     digest = content_hash(title, text)
     existing = _find_by_hash(session, project, digest)
     if existing is not None:
-        return SavedMemory(id=existing, project=project, created=False)
+        added = record_facts(
+            session=session, project=project, facts=[f for f, _ in clean_facts], memory_id=existing
+        )
+        return SavedMemory(existing, project, False, redacted, added)
     created_at = now_ms()
     try:
         with session.begin_nested():
@@ -87,7 +105,8 @@ def save_memory(
                 )
             )
             session.flush()
-            for path in dict.fromkeys(files):
+            unique_files = list(dict.fromkeys(files))
+            for path in unique_files:
                 session.add(MemoryFile(memory_id=entry.id, path=path))
             session.flush()
     except IntegrityError:
@@ -95,8 +114,25 @@ def save_memory(
         found = _find_by_hash(session, project, digest)
         if found is None:
             raise
-        return SavedMemory(id=found, project=project, created=False)
-    return SavedMemory(id=entry.id, project=project, created=True)
+        return SavedMemory(found, project, False, redacted)
+    index_memory(
+        session=session,
+        memory_id=entry.id,
+        project=project,
+        title=title,
+        text=text,
+        files=unique_files,
+    )
+    added = record_facts(
+        session=session, project=project, facts=[f for f, _ in clean_facts], memory_id=entry.id
+    )
+    return SavedMemory(entry.id, project, True, redacted, added)
+
+
+def _redacted_fact(fact: FactInput) -> tuple[FactInput, int]:
+    parts = [redact(fact.subject), redact(fact.predicate), redact(fact.object)]
+    clean = FactInput(subject=parts[0].text, predicate=parts[1].text, object=parts[2].text)
+    return clean, sum(part.count for part in parts)
 
 
 def get_memories(
@@ -111,6 +147,7 @@ def get_memories(
         query = query.where(table.c.project.in_(list(projects)))
     rows = session.execute(query.order_by(table.c.created_at_ms.desc(), table.c.id.desc())).all()
     files = _files_of(session, [row.id for row in rows])
+    facts = _facts_of(session, [row.id for row in rows])
     return [
         MemoryRecord(
             id=row.id,
@@ -123,6 +160,7 @@ def get_memories(
             pinned=row.pinned,
             created_at_ms=row.created_at_ms,
             files=files.get(row.id, ()),
+            facts=facts.get(row.id, ()),
         )
         for row in rows
     ]
@@ -145,3 +183,25 @@ def _files_of(session: Session, ids: list[int]) -> dict[int, tuple[str, ...]]:
     ):
         result.setdefault(memory_id, []).append(path)
     return {key: tuple(sorted(paths)) for key, paths in result.items()}
+
+
+def _facts_of(session: Session, ids: list[int]) -> dict[int, tuple[str, ...]]:
+    if not ids:
+        return {}
+    table = Fact.__table__  # type: ignore[attr-defined]
+    result: dict[int, list[str]] = {}
+    rows = session.execute(
+        select(
+            table.c.memory_id,
+            table.c.subject,
+            table.c.predicate,
+            table.c.object,
+            table.c.valid_to_ms,
+        )
+        .where(table.c.memory_id.in_(ids), table.c.dismissed_at_ms.is_(None))
+        .order_by(table.c.id)
+    )
+    for memory_id, subject, predicate, obj, valid_to in rows:
+        note = "" if valid_to is None else " (replaced)"
+        result.setdefault(memory_id, []).append(f"{subject} · {predicate} · {obj}{note}")
+    return {key: tuple(value) for key, value in result.items()}

@@ -1,14 +1,24 @@
-"""save_memory and get_observations."""
+"""save_memory, get_observations, dismiss_memory and restore_memory."""
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field
 
+from aletheia_hub import auth
 from aletheia_hub.mcp import formats
 from aletheia_hub.mcp.context import ToolContext
 from aletheia_hub.mcp.registry import Tool
 from aletheia_hub.mcp.tools.common import MemoryType, ProjectArg, ToolArgs
-from aletheia_hub.store import memories
+from aletheia_hub.store import dismissals, memories
+from aletheia_hub.store.facts import FactInput
+
+FactPart = Annotated[str, Field(min_length=1, max_length=500)]
+
+
+class FactArg(ToolArgs):
+    subject: FactPart = Field(description="What the fact is about, e.g. a service or library.")
+    predicate: FactPart = Field(description="The relation, e.g. uses, runs on, owned by.")
+    object: FactPart = Field(description="The value, e.g. pnpm.")
 
 
 class SaveMemoryArgs(ToolArgs):
@@ -28,6 +38,14 @@ class SaveMemoryArgs(ToolArgs):
     files: list[Annotated[str, Field(min_length=1, max_length=1000)]] = Field(
         default_factory=list, max_length=100, description="File paths this memory is about."
     )
+    facts: list[FactArg] = Field(
+        default_factory=list,
+        max_length=50,
+        description=(
+            "Facts this memory states, as {subject, predicate, object}. A new fact for the same "
+            "subject and predicate replaces the current one."
+        ),
+    )
 
 
 def save_memory(args: SaveMemoryArgs, ctx: ToolContext) -> str:
@@ -41,9 +59,11 @@ def save_memory(args: SaveMemoryArgs, ctx: ToolContext) -> str:
         tool=ctx.caller_tool,
         pinned=args.pinned,
         files=args.files,
+        facts=[FactInput(f.subject, f.predicate, f.object) for f in args.facts],
         session_id=ctx.session_id,
     )
-    return formats.saved_memory(saved.id, saved.project, saved.created)
+    text = formats.saved_memory(saved.id, saved.project, saved.created)
+    return formats.with_redactions(text, saved.redacted)
 
 
 class GetObservationsArgs(ToolArgs):
@@ -59,6 +79,71 @@ def get_observations(args: GetObservationsArgs, ctx: ToolContext) -> str:
     return formats.observations(records)
 
 
+ItemType = Literal["memory", "observation", "fact", "episode"]
+
+
+class DismissArgs(ToolArgs):
+    id: int = Field(ge=1, description="The item id.")
+    type: ItemType = Field(default="memory", description="memory, observation, fact or episode.")
+    reason: str | None = Field(
+        default=None,
+        max_length=10_000,
+        description="Kept in the audit trail, cut to 300 characters.",
+    )
+
+
+class RestoreArgs(ToolArgs):
+    id: int = Field(ge=1, description="The item id.")
+    type: ItemType = Field(default="memory", description="memory, observation, fact or episode.")
+
+
+def _check_item(ctx: ToolContext, item_type: ItemType, item_id: int) -> None:
+    project = dismissals.item_project(session=ctx.session, item_type=item_type, item_id=item_id)
+    auth.check_project(ctx.principal, project)
+
+
+def dismiss_memory(args: DismissArgs, ctx: ToolContext) -> str:
+    _check_item(ctx, args.type, args.id)
+    dismissals.set_dismissed(
+        session=ctx.session,
+        item_type=args.type,
+        item_id=args.id,
+        dismissed=True,
+        reason=args.reason,
+        tool=ctx.caller_tool,
+    )
+    return formats.dismissed(args.type, args.id)
+
+
+def restore_memory(args: RestoreArgs, ctx: ToolContext) -> str:
+    _check_item(ctx, args.type, args.id)
+    dismissals.set_dismissed(
+        session=ctx.session,
+        item_type=args.type,
+        item_id=args.id,
+        dismissed=False,
+        reason=None,
+        tool=ctx.caller_tool,
+    )
+    return formats.restored(args.type, args.id)
+
+
+DISMISS_MEMORY = Tool(
+    name="dismiss_memory",
+    description=(
+        "Hide an item from search and context without deleting it. Reversible with restore_memory."
+    ),
+    args=DismissArgs,
+    handler=dismiss_memory,
+    access="write",
+)
+RESTORE_MEMORY = Tool(
+    name="restore_memory",
+    description="Undo dismiss_memory: the item shows in search and context again.",
+    args=RestoreArgs,
+    handler=restore_memory,
+    access="write",
+)
 SAVE_MEMORY = Tool(
     name="save_memory",
     description=(

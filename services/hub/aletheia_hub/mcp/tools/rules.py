@@ -1,0 +1,104 @@
+"""list_rules, add_rule and confirm_rule."""
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from aletheia_hub import auth
+from aletheia_hub.mcp import formats
+from aletheia_hub.mcp.context import ToolContext
+from aletheia_hub.mcp.errors import ToolError
+from aletheia_hub.mcp.registry import Tool
+from aletheia_hub.mcp.tools.common import ToolArgs
+from aletheia_hub.store import rules
+
+Ids = list[Annotated[int, Field(ge=1)]]
+
+
+class ListRulesArgs(ToolArgs):
+    pass
+
+
+def list_rules(_args: ListRulesArgs, ctx: ToolContext) -> str:
+    return formats.rules_list(rules.list_rules(session=ctx.session, projects=ctx.projects("*")))
+
+
+class AddRuleArgs(ToolArgs):
+    then: str = Field(min_length=1, max_length=800, description="The rule, at most 800 characters.")
+    when: str | None = Field(
+        default=None, max_length=800, description="The situation. Default: always."
+    )
+    scopeTier: Literal["everywhere", "project", "situation"] = Field(
+        default="everywhere", description="everywhere, project or situation."
+    )
+    scopeName: str | None = Field(
+        default=None, min_length=1, max_length=200, description="The project or situation name."
+    )
+    evidence_memory_ids: Ids = Field(
+        default_factory=list, max_length=100, description="Memory ids the rule rests on."
+    )
+    evidence_fact_ids: Ids = Field(
+        default_factory=list, max_length=100, description="Fact ids the rule rests on."
+    )
+
+
+def add_rule(args: AddRuleArgs, ctx: ToolContext) -> str:
+    then = args.then.strip()
+    if not then:
+        raise ToolError("then is required.")
+    scope_name = args.scopeName.strip() if args.scopeName else None
+    if args.scopeTier == "project":
+        scope_name = ctx.project(scope_name)
+    elif args.scopeTier == "situation" and not scope_name:
+        raise ToolError("scopeName is required when scopeTier is situation.")
+    elif args.scopeTier == "everywhere":
+        scope_name = None
+    added = rules.add_rule(
+        session=ctx.session,
+        then=then,
+        when=(args.when or "").strip() or None,
+        scope_tier=args.scopeTier,
+        scope_name=scope_name,
+        source=ctx.caller_tool,
+        evidence_memory_ids=args.evidence_memory_ids,
+        evidence_fact_ids=args.evidence_fact_ids,
+    )
+    return formats.rule_saved(added.id, added.created, added.redacted)
+
+
+class ConfirmRuleArgs(ToolArgs):
+    id: str = Field(min_length=1, max_length=40, description="A rule id from list_rules.")
+
+
+def confirm_rule(args: ConfirmRuleArgs, ctx: ToolContext) -> str:
+    auth.check_project(ctx.principal, ctx.project(None))
+    at = rules.confirm_rule(session=ctx.session, rule_id=args.id.strip())
+    return formats.rule_confirmed(args.id.strip(), at)
+
+
+LIST_RULES = Tool(
+    name="list_rules",
+    description=(
+        "List the enabled rules, one per line, with id, date added, source and last-confirmed "
+        "date. A rule that needs a re-check ends with [re-check: reason]; it stays enabled."
+    ),
+    args=ListRulesArgs,
+    handler=list_rules,
+    access="read",
+)
+ADD_RULE = Tool(
+    name="add_rule",
+    description=(
+        "Add one standing rule. Check list_rules first; an identical rule is not added twice."
+    ),
+    args=AddRuleArgs,
+    handler=add_rule,
+    access="write",
+)
+CONFIRM_RULE = Tool(
+    name="confirm_rule",
+    description="Record that a rule was re-checked: only its last-confirmed date changes.",
+    args=ConfirmRuleArgs,
+    handler=confirm_rule,
+    access="write",
+)

@@ -1,0 +1,158 @@
+"""search and timeline."""
+
+from typing import Literal
+
+from pydantic import Field
+
+from aletheia_hub.mcp import formats
+from aletheia_hub.mcp.context import ToolContext
+from aletheia_hub.mcp.errors import ToolError
+from aletheia_hub.mcp.registry import Tool
+from aletheia_hub.mcp.tools.common import MemoryType, Moment, ProjectArg, ToolArgs, parse_moment
+from aletheia_hub.store import timeline as timeline_store
+from aletheia_hub.store.clock import now_ms
+from aletheia_hub.store.search import SearchQuery
+from aletheia_hub.store.search import search as search_store
+from aletheia_hub.store.search.terms import query_terms
+
+DAY_MS = 24 * 60 * 60 * 1000
+
+
+class SearchArgs(ToolArgs):
+    query: str | None = Field(
+        default=None,
+        max_length=2000,
+        description="Words to search for. Required unless file is set.",
+    )
+    file: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=1000,
+        description="Exact file path. Then only project, file_suffix and limit apply.",
+    )
+    file_suffix: bool = Field(
+        default=False, description="With file, match paths that end with the text."
+    )
+    project: ProjectArg = None
+    type: MemoryType | None = Field(default=None, description="Only memories of this type.")
+    kind: str | None = Field(
+        default=None, max_length=40, description="For example observation, summary or note."
+    )
+    limit: int = Field(default=20, ge=1, le=100, description="1 to 100.")
+    offset: int = Field(default=0, ge=0, le=100_000, description="Rows to skip.")
+    since: Moment = None
+    until: Moment = None
+    older_than_days: int | float | None = Field(
+        default=None,
+        ge=0,
+        description="Only results older than this. The earlier of this and until wins.",
+    )
+    order: Literal["relevance", "date_desc", "date_asc"] = Field(
+        default="relevance", description="relevance, date_desc or date_asc."
+    )
+
+
+def search(args: SearchArgs, ctx: ToolContext) -> str:
+    query_text = (args.query or "").strip()
+    if not query_text and args.file is None:
+        raise ToolError("query is required.")
+    projects = ctx.projects(args.project)
+    until = parse_moment(args.until, "until", whole_day=True) if args.until is not None else None
+    if args.older_than_days is not None:
+        cutoff = now_ms() - int(args.older_than_days * DAY_MS)
+        until = cutoff if until is None else min(until, cutoff)
+    query = SearchQuery(
+        text=query_text or None,
+        file=args.file,
+        file_suffix=args.file_suffix,
+        projects=projects,
+        type=args.type,
+        kind=args.kind,
+        since_ms=parse_moment(args.since, "since") if args.since is not None else None,
+        until_ms=until,
+        order=args.order,
+        limit=args.limit,
+        offset=args.offset,
+    )
+    result = search_store(session=ctx.session, query=query)
+    if not result.empty:
+        return formats.search_results(result)
+    scope = (
+        "any project you can see"
+        if projects is None
+        else "project " + ", ".join(f'"{project}"' for project in projects)
+    )
+    if args.file is not None:
+        return formats.no_matches(f'No memory in {scope} names the file "{args.file}".')
+    if not query_terms(query_text):
+        return formats.no_matches(
+            f'"{query_text}" has no searchable words (common words and punctuation are ignored).'
+        )
+    narrowed = " with these filters" if _has_filters(args) else ""
+    return formats.no_matches(
+        f'Nothing in {scope} matched "{query_text}"{narrowed}. Try other words'
+        + (', or project "*" for every project.' if args.project != "*" else ".")
+    )
+
+
+def _has_filters(args: SearchArgs) -> bool:
+    return (
+        any(
+            value is not None
+            for value in (args.type, args.kind, args.since, args.until, args.older_than_days)
+        )
+        or args.offset > 0
+    )
+
+
+class TimelineArgs(ToolArgs):
+    anchor: int | None = Field(
+        default=None, ge=1, description="Memory id from search. Takes priority over query."
+    )
+    query: str | None = Field(
+        default=None, max_length=2000, description="Finds the anchor when anchor is not given."
+    )
+    project: ProjectArg = None
+    before: int = Field(default=5, ge=0, le=50, description="Rows before the anchor, at most 50.")
+    after: int = Field(default=5, ge=0, le=50, description="Rows after the anchor, at most 50.")
+
+
+def timeline(args: TimelineArgs, ctx: ToolContext) -> str:
+    if args.anchor is None and not (args.query or "").strip():
+        return "Nothing to anchor on."
+    # An anchor id may come from a search over every project; a query looks in the default one.
+    requested = args.project if args.project is not None or args.anchor is None else "*"
+    anchor = timeline_store.find_anchor(
+        session=ctx.session,
+        anchor_id=args.anchor,
+        query=args.query,
+        projects=ctx.projects(requested),
+    )
+    if anchor is None:
+        return "Nothing to anchor on."
+    view = timeline_store.timeline(
+        session=ctx.session, anchor=anchor, before=args.before, after=args.after
+    )
+    return formats.timeline(view)
+
+
+SEARCH = Tool(
+    name="search",
+    description=(
+        "Search memories and facts by words, or find memories by exact file path. Returns an "
+        "index, one line per hit, matching facts first; then use timeline and get_observations. "
+        'An omitted project means the working directory\'s project; "*" means every project.'
+    ),
+    args=SearchArgs,
+    handler=search,
+    access="read",
+)
+TIMELINE = Tool(
+    name="timeline",
+    description=(
+        "Show the memories before and after one memory, in time order, with an arrow on the anchor."
+    ),
+    args=TimelineArgs,
+    handler=timeline,
+    access="read",
+)

@@ -1,0 +1,70 @@
+"""What a new session should know about a project: pinned, recent, requests, facts, rules."""
+
+from dataclasses import dataclass
+from typing import Final
+
+from sqlalchemy import Table, select
+from sqlmodel import Session
+
+from aletheia_hub.store.facts import FactRecord, active_facts
+from aletheia_hub.store.models import Episode, Memory
+from aletheia_hub.store.rules import RuleRecord, list_rules
+from aletheia_hub.store.search import MemoryHit
+from aletheia_hub.store.search.filters import hit_columns
+
+MAX_PINNED: Final = 20
+MAX_REQUESTS: Final = 5
+MAX_FACTS: Final = 10
+
+
+@dataclass(frozen=True, slots=True)
+class RequestRecord:
+    id: int
+    tool: str
+    request: str
+    created_at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class SessionContext:
+    project: str
+    pinned: list[MemoryHit]
+    recent: list[MemoryHit]
+    requests: list[RequestRecord]
+    facts: list[FactRecord]
+    rules: list[RuleRecord]
+
+
+def gather_context(*, session: Session, project: str, limit: int) -> SessionContext:
+    """Everything session_start_context shows, newest first within each part."""
+    table: Table = Memory.__table__  # type: ignore[attr-defined]
+    visible = select(*hit_columns(table)).where(
+        table.c.project == project, table.c.dismissed_at_ms.is_(None)
+    )
+    newest = (table.c.created_at_ms.desc(), table.c.id.desc())
+    pinned = session.execute(
+        visible.where(table.c.pinned.is_(True)).order_by(*newest).limit(MAX_PINNED)
+    ).all()
+    recent = session.execute(
+        visible.where(table.c.pinned.is_(False)).order_by(*newest).limit(limit)
+    ).all()
+    episodes: Table = Episode.__table__  # type: ignore[attr-defined]
+    requests = session.execute(
+        select(episodes.c.id, episodes.c.tool, episodes.c.request, episodes.c.created_at_ms)
+        .where(episodes.c.project == project, episodes.c.dismissed_at_ms.is_(None))
+        .order_by(episodes.c.created_at_ms.desc(), episodes.c.id.desc())
+        .limit(MAX_REQUESTS)
+    ).all()
+    rules = [
+        rule
+        for rule in list_rules(session=session, projects=[project])
+        if rule.scope_tier != "project" or rule.scope_name == project
+    ]
+    return SessionContext(
+        project=project,
+        pinned=[MemoryHit(*row) for row in pinned],
+        recent=[MemoryHit(*row) for row in recent],
+        requests=[RequestRecord(*row) for row in requests],
+        facts=active_facts(session=session, project=project, limit=MAX_FACTS),
+        rules=rules,
+    )

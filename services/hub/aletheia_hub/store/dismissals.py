@@ -1,0 +1,65 @@
+"""Dismiss and restore: hide an item from search and context without deleting it."""
+
+from typing import Final, Literal
+
+from sqlalchemy import Table, select, update
+from sqlmodel import Session
+
+from aletheia_hub.store.clock import now_ms
+from aletheia_hub.store.errors import StoreError
+from aletheia_hub.store.models import Dismissal, Episode, Fact, Memory
+
+ItemType = Literal["memory", "observation", "fact", "episode"]
+REASON_MAX_CHARS: Final = 300
+_TABLES: Final = {"memory": Memory, "observation": Memory, "fact": Fact, "episode": Episode}
+
+
+def _table(item_type: ItemType) -> Table:
+    return _TABLES[item_type].__table__  # type: ignore[attr-defined, no-any-return]
+
+
+def item_project(*, session: Session, item_type: ItemType, item_id: int) -> str:
+    """The project an item belongs to; StoreError when there is no such item."""
+    table = _table(item_type)
+    project: str | None = session.execute(
+        select(table.c.project).where(table.c.id == item_id)
+    ).scalar_one_or_none()
+    if project is None:
+        raise StoreError(f"No {item_type} #{item_id}.")
+    return project
+
+
+def set_dismissed(
+    *,
+    session: Session,
+    item_type: ItemType,
+    item_id: int,
+    dismissed: bool,
+    reason: str | None,
+    tool: str,
+) -> bool:
+    """Dismiss or restore an item; False when it already was in that state. Trail kept."""
+    table = _table(item_type)
+    moment = now_ms()
+    condition = (
+        table.c.dismissed_at_ms.is_(None) if dismissed else table.c.dismissed_at_ms.is_not(None)
+    )
+    result = session.execute(
+        update(table)
+        .where(table.c.id == item_id, condition)
+        .values(dismissed_at_ms=moment if dismissed else None)
+    )
+    if not result.rowcount:  # type: ignore[attr-defined]
+        return False
+    session.add(
+        Dismissal(
+            item_type=item_type,
+            item_id=item_id,
+            action="dismiss" if dismissed else "restore",
+            reason=reason[:REASON_MAX_CHARS] if reason else None,
+            tool=tool,
+            at_ms=moment,
+        )
+    )
+    session.flush()
+    return True

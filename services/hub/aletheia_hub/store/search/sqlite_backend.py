@@ -1,0 +1,119 @@
+"""Keyword search on SQLite FTS5, ranked with bm25 (title above text)."""
+
+from collections.abc import Sequence
+
+from sqlalchemy import Table, column, literal_column, select, text
+from sqlalchemy import table as sql_table
+from sqlmodel import Session
+
+from aletheia_hub.store.models import Fact, Memory
+from aletheia_hub.store.search.filters import date_order, fact_filters, hit_columns, memory_filters
+from aletheia_hub.store.search.model import FactHit, MemoryHit, SearchQuery
+from aletheia_hub.store.search.terms import index_terms, project_term
+
+# bm25 column weights: project_term, title, body, files.
+MEMORY_RANK = "bm25(memories_fts, 0.0, 4.0, 1.0, 2.0)"
+FACT_RANK = "bm25(facts_fts, 0.0, 1.0)"
+MEMORIES_FTS = sql_table("memories_fts", column("rowid"))
+FACTS_FTS = sql_table("facts_fts", column("rowid"))
+
+
+def index_memory(
+    session: Session, memory_id: int, project: str, title: str, body: str, files: Sequence[str]
+) -> None:
+    session.execute(
+        text(
+            "INSERT INTO memories_fts(rowid, project_term, title, body, files) "
+            "VALUES (:id, :project, :title, :body, :files)"
+        ),
+        {
+            "id": memory_id,
+            "project": project_term(project),
+            "title": index_terms(title),
+            "body": index_terms(body),
+            "files": index_terms(" ".join(files)),
+        },
+    )
+
+
+def index_fact(session: Session, fact_id: int, project: str, body: str) -> None:
+    session.execute(
+        text("INSERT INTO facts_fts(rowid, project_term, body) VALUES (:id, :project, :body)"),
+        {"id": fact_id, "project": project_term(project), "body": index_terms(body)},
+    )
+
+
+def document_frequency(session: Session, term: str, cap: int) -> int:
+    """How many memories hold a term (counting stops at cap)."""
+    found = session.execute(
+        text(
+            "SELECT count(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH :match "
+            "LIMIT :cap)"
+        ),
+        {"match": f'{{title body files}} : "{term}"', "cap": cap},
+    ).scalar_one()
+    return int(found)
+
+
+def _match_expression(columns: str, terms: Sequence[str], projects: Sequence[str] | None) -> str:
+    words = " OR ".join(f'"{term}"' for term in terms)
+    expression = f"{{{columns}}} : ({words})"
+    if projects is not None:
+        scoped = " OR ".join(f'"{project_term(project)}"' for project in projects)
+        expression += f" AND project_term : ({scoped})"
+    return expression
+
+
+def match_memories(
+    session: Session, query: SearchQuery, terms: Sequence[str], _weights: Sequence[float]
+) -> list[MemoryHit]:
+    if query.projects is not None and not query.projects:
+        return []
+    table: Table = Memory.__table__  # type: ignore[attr-defined]
+    order = (
+        [literal_column(MEMORY_RANK).asc(), table.c.id.desc()]
+        if query.order == "relevance"
+        else date_order(table, query)
+    )
+    statement = (
+        select(*hit_columns(table))
+        .select_from(table.join(MEMORIES_FTS, MEMORIES_FTS.c.rowid == table.c.id))
+        .where(
+            literal_column("memories_fts").op("MATCH")(
+                _match_expression("title body files", terms, query.projects)
+            )
+        )
+        .where(memory_filters(table, query))
+        .order_by(*order)
+        .limit(query.limit)
+        .offset(query.offset)
+    )
+    return [MemoryHit(*row) for row in session.execute(statement)]
+
+
+def match_facts(
+    session: Session, query: SearchQuery, terms: Sequence[str], limit: int
+) -> list[FactHit]:
+    if query.projects is not None and not query.projects:
+        return []
+    table: Table = Fact.__table__  # type: ignore[attr-defined]
+    statement = (
+        select(
+            table.c.id,
+            table.c.project,
+            table.c.subject,
+            table.c.predicate,
+            table.c.object,
+            table.c.valid_from_ms,
+        )
+        .select_from(table.join(FACTS_FTS, FACTS_FTS.c.rowid == table.c.id))
+        .where(
+            literal_column("facts_fts").op("MATCH")(
+                _match_expression("body", terms, query.projects)
+            )
+        )
+        .where(fact_filters(table, query))
+        .order_by(literal_column(FACT_RANK).asc(), table.c.id.desc())
+        .limit(limit)
+    )
+    return [FactHit(*row) for row in session.execute(statement)]

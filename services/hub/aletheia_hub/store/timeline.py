@@ -1,0 +1,72 @@
+"""Timeline: the memories just before and after one memory of a project, in time order."""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import Table, and_, or_, select
+from sqlmodel import Session
+
+from aletheia_hub.store.models import Memory
+from aletheia_hub.store.search import MemoryHit, SearchQuery, search
+from aletheia_hub.store.search.filters import hit_columns
+
+
+@dataclass(frozen=True, slots=True)
+class Timeline:
+    anchor: MemoryHit
+    before: list[MemoryHit]
+    after: list[MemoryHit]
+
+
+def _table() -> Table:
+    return Memory.__table__  # type: ignore[attr-defined, no-any-return]
+
+
+def find_anchor(
+    *,
+    session: Session,
+    anchor_id: int | None,
+    query: str | None,
+    projects: Sequence[str] | None,
+) -> MemoryHit | None:
+    """The anchor memory by id (priority) or as the best match for a query."""
+    if anchor_id is not None:
+        table = _table()
+        statement = select(*hit_columns(table)).where(
+            table.c.id == anchor_id, table.c.dismissed_at_ms.is_(None)
+        )
+        if projects is not None:
+            statement = statement.where(table.c.project.in_(list(projects)))
+        row = session.execute(statement).first()
+        return MemoryHit(*row) if row is not None else None
+    if query:
+        hits = search(session=session, query=SearchQuery(text=query, projects=projects, limit=1))
+        return hits.memories[0] if hits.memories else None
+    return None
+
+
+def timeline(*, session: Session, anchor: MemoryHit, before: int, after: int) -> Timeline:
+    """Up to `before` and `after` visible memories of the anchor's project around it."""
+    table = _table()
+    base = select(*hit_columns(table)).where(
+        table.c.project == anchor.project, table.c.dismissed_at_ms.is_(None)
+    )
+    earlier = or_(
+        table.c.created_at_ms < anchor.created_at_ms,
+        and_(table.c.created_at_ms == anchor.created_at_ms, table.c.id < anchor.id),
+    )
+    later = or_(
+        table.c.created_at_ms > anchor.created_at_ms,
+        and_(table.c.created_at_ms == anchor.created_at_ms, table.c.id > anchor.id),
+    )
+    before_rows = session.execute(
+        base.where(earlier).order_by(table.c.created_at_ms.desc(), table.c.id.desc()).limit(before)
+    ).all()
+    after_rows = session.execute(
+        base.where(later).order_by(table.c.created_at_ms.asc(), table.c.id.asc()).limit(after)
+    ).all()
+    return Timeline(
+        anchor=anchor,
+        before=[MemoryHit(*row) for row in reversed(before_rows)],
+        after=[MemoryHit(*row) for row in after_rows],
+    )
