@@ -13,6 +13,7 @@ from aletheia_hub.mcp import endpoint
 from aletheia_hub.mcp.dispatch import Dispatcher
 from aletheia_hub.mcp.registry import Registry
 from aletheia_hub.mcp.tools.catalog import TOOLS
+from aletheia_hub.ratelimit import TokenRateLimiter
 from aletheia_hub.settings import Settings
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import upgrade_to_head
@@ -41,6 +42,15 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.settings = settings
     app.state.db = db
     app.state.dispatcher = Dispatcher(db=db, registry=Registry(TOOLS))
+    app.state.rate_limiter = (
+        TokenRateLimiter(
+            requests=settings.rate_limit_per_minute,
+            window_seconds=settings.rate_limit_window_seconds,
+            redis_url=settings.redis_url,
+        )
+        if settings.team_mode
+        else None
+    )
     app.add_exception_handler(AuthenticationError, authentication_error_handler)
     app.include_router(health.router)
     app.include_router(endpoint.router)

@@ -30,11 +30,15 @@ class Principal:
 LOCAL_USER: Final = Principal(token_id=None, scope="admin", projects=None)
 
 
+class AccessDenied(ToolError):
+    """A call refused for scope or project; audited as `refused`."""
+
+
 def check_tool_access(principal: Principal, tool_name: str, access: Access) -> None:
     """Refuse a tool the principal's scope does not cover."""
     allowed = WRITE_SCOPES if access == "write" else READ_SCOPES
     if principal.scope not in allowed:
-        raise ToolError(f"This token cannot call {tool_name}.")
+        raise AccessDenied(f"This token cannot call {tool_name}.")
 
 
 def resolve_project(principal: Principal, requested: str | None, session_default: str) -> str:
@@ -59,7 +63,7 @@ def visible_projects(
 def check_project(principal: Principal, project: str) -> None:
     """Refuse a project outside the principal's allowed list."""
     if principal.projects is not None and project not in principal.projects:
-        raise ToolError(f'Project "{project}" is not allowed for this token.')
+        raise AccessDenied(f'Project "{project}" is not allowed for this token.')
 
 
 def secrets_match(given: str, expected: str) -> bool:

@@ -6,6 +6,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from aletheia_hub.commands import audit, links
 from aletheia_hub.settings import Settings
 from aletheia_shared import __version__, env
 
@@ -25,7 +26,7 @@ def _add_listen_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _settings(args: argparse.Namespace, **overrides: object) -> Settings:
-    values = {key: value for key, value in overrides.items() if value is not None}
+    values = dict(overrides)
     if args.host is not None:
         values["host"] = args.host
     if args.port is not None:
@@ -84,13 +85,17 @@ def sync_main(argv: Sequence[str] | None = None) -> None:
         prog="aletheia-sync",
         description="Run the Aletheia team hub: every /mcp call needs a bearer token.",
     )
-    store = parser.add_mutually_exclusive_group(required=True)
-    store.add_argument("--hub-db", type=Path, help="SQLite file of the team store")
-    store.add_argument("--database-url", help="PostgreSQL URL of the team store")
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--hub-db", type=Path, help="SQLite file of the team store")
+    where.add_argument("--database-url", help="PostgreSQL URL of the team store")
     _add_listen_options(parser)
     args = parser.parse_args(argv)
-    settings = _settings(args, hub_db=args.hub_db, database_url=args.database_url, team_mode=True)
-    serve(settings)
+    store: dict[str, object] = (
+        {"hub_db": args.hub_db, "database_url": None}
+        if args.hub_db is not None
+        else {"database_url": args.database_url}
+    )
+    serve(_settings(args, team_mode=True, **store))
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -105,6 +110,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     serve_parser.add_argument(
         "--quiet", action="store_true", help="do not print how to connect a host"
     )
+    links.add_parser(commands)
+    audit.add_parser(commands)
     args = parser.parse_args(argv)
     if args.command == "serve":
         serve(_settings(args), quiet=args.quiet)
+    elif args.command == "mcp-link":
+        raise SystemExit(links.run(args))
+    elif args.command == "audit":
+        raise SystemExit(audit.run(args))

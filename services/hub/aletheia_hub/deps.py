@@ -5,6 +5,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from aletheia_hub.mcp.dispatch import Dispatcher
+from aletheia_hub.ratelimit import TokenRateLimiter
 from aletheia_hub.settings import Settings
 from aletheia_hub.store.db import Database
 
@@ -24,6 +25,12 @@ def get_dispatcher(request: Request) -> Dispatcher:
     return dispatcher
 
 
+def get_rate_limiter(request: Request) -> TokenRateLimiter | None:
+    limiter: TokenRateLimiter | None = request.app.state.rate_limiter
+    return limiter
+
+
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 DatabaseDep = Annotated[Database, Depends(get_database)]
 DispatcherDep = Annotated[Dispatcher, Depends(get_dispatcher)]
+RateLimiterDep = Annotated[TokenRateLimiter | None, Depends(get_rate_limiter)]

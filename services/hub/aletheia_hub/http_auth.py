@@ -1,4 +1,4 @@
-"""Who is calling over HTTP: the local user, or the holder of the API key."""
+"""Who is calling over HTTP: a team token, the holder of the API key, or the local user."""
 
 from typing import Annotated
 
@@ -7,7 +7,9 @@ from fastapi.responses import JSONResponse
 
 from aletheia_hub import auth
 from aletheia_hub.auth import Principal
-from aletheia_hub.deps import SettingsDep
+from aletheia_hub.deps import DatabaseDep, SettingsDep
+from aletheia_hub.store import tokens
+from aletheia_hub.store.db import Database
 from aletheia_shared import jsonrpc
 
 
@@ -28,8 +30,10 @@ def bearer_token(request: Request) -> str | None:
     return token.strip()
 
 
-def authenticate(request: Request, settings: SettingsDep) -> Principal:
-    """The caller, or AuthenticationError when the hub requires a key it was not given."""
+def authenticate(request: Request, settings: SettingsDep, db: DatabaseDep) -> Principal:
+    """The caller, or AuthenticationError when the hub requires credentials it was not given."""
+    if settings.team_mode:
+        return _token_principal(request, db)
     if settings.api_key:
         token = bearer_token(request)
         if token is None:
@@ -39,6 +43,23 @@ def authenticate(request: Request, settings: SettingsDep) -> Principal:
         if not auth.secrets_match(token, settings.api_key):
             raise AuthenticationError("Unauthorized: the bearer token is not valid for this hub.")
     return auth.LOCAL_USER
+
+
+def _token_principal(request: Request, db: Database) -> Principal:
+    secret = bearer_token(request)
+    if secret is None:
+        raise AuthenticationError(
+            "Unauthorized: send Authorization: Bearer <token>; create one with "
+            "`aletheia mcp-link create --projects <project>`."
+        )
+    with db.read_session() as session:
+        token = tokens.find_active_token(session=session, secret=secret)
+    if token is None:
+        raise AuthenticationError("Unauthorized: the token is unknown or revoked.")
+    if tokens.use_is_stale(token):
+        with db.write_session() as session:
+            tokens.touch_token(session=session, token=token)
+    return Principal(token_id=token.id, scope=token.scope, projects=token.projects)
 
 
 async def authentication_error_handler(_request: Request, error: Exception) -> JSONResponse:

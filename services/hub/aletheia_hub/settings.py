@@ -27,6 +27,7 @@ class Settings(BaseSettings):
     team_mode: bool = False
     redis_url: str | None = None
     rate_limit_per_minute: int = Field(default=60, ge=1)
+    rate_limit_window_seconds: int = Field(default=60, ge=1)
     allowed_origins: list[str] = Field(default_factory=list)
     allowed_hosts: list[str] = Field(default_factory=list)
     max_body_bytes: int = Field(default=4 * 1024 * 1024, ge=1024)

@@ -70,6 +70,21 @@ class Dispatcher:
         with self.db.write_session() as session:
             return end_session(session=session, session_id=session_id)
 
+    def audit_rate_limited(self, messages: list[Any], state: CallState) -> None:
+        """An audit row for every tools/call in a body refused by the rate limit."""
+        for message in messages:
+            if isinstance(message, dict) and message.get("method") == "tools/call":
+                params = message.get("params")
+                params = params if isinstance(params, dict) else {}
+                name = params.get("name")
+                tool_call.audit_call(
+                    self.db,
+                    state,
+                    name if isinstance(name, str) and name else "?",
+                    params.get("arguments"),
+                    "rate-limited",
+                )
+
     def handle(self, message: Any, state: CallState) -> Response | None:
         """The reply to one message, or None for a notification or a client's response."""
         if not isinstance(message, dict):

@@ -6,7 +6,7 @@ from typing import Any, Final
 from fastapi import APIRouter, Request, Response
 from starlette.concurrency import run_in_threadpool
 
-from aletheia_hub.deps import DispatcherDep, SettingsDep
+from aletheia_hub.deps import DispatcherDep, RateLimiterDep, SettingsDep
 from aletheia_hub.http_auth import PrincipalDep
 from aletheia_hub.mcp.dispatch import CallState, Dispatcher, needs_session
 from aletheia_shared import headers, jsonrpc
@@ -29,7 +29,11 @@ def rpc_failure(status: int, code: int, message: str) -> Response:
 
 @router.post("/mcp")
 async def post_mcp(
-    request: Request, settings: SettingsDep, dispatcher: DispatcherDep, principal: PrincipalDep
+    request: Request,
+    settings: SettingsDep,
+    dispatcher: DispatcherDep,
+    principal: PrincipalDep,
+    limiter: RateLimiterDep,
 ) -> Response:
     body = await _read_body(request, settings.max_body_bytes)
     if body is None:
@@ -53,6 +57,21 @@ async def post_mcp(
         caller_tool=request.headers.get(headers.CALLER_TOOL) or None,
         caller_project=request.headers.get(headers.CALLER_PROJECT) or None,
     )
+    if limiter is not None and principal.token_id is not None:
+        over_limit = await run_in_threadpool(limiter.hit, principal.token_id)
+        if over_limit is not None:
+            await run_in_threadpool(dispatcher.audit_rate_limited, messages, state)
+            wait = over_limit.retry_after_seconds
+            return json_reply(
+                429,
+                jsonrpc.error_response(
+                    _single_id(payload),
+                    jsonrpc.RATE_LIMITED,
+                    f"Rate limit reached for this token ({settings.rate_limit_per_minute} "
+                    f"requests per {settings.rate_limit_window_seconds} s); retry after {wait} s.",
+                ),
+                {"Retry-After": str(wait)},
+            )
     if needs_session(messages):
         refusal = await _attach_session(request, dispatcher, state)
         if refusal is not None:
@@ -116,6 +135,14 @@ async def _attach_session(
             404, jsonrpc.SERVER_ERROR, "Session not found: initialize a new session."
         )
     state.session = session
+    return None
+
+
+def _single_id(payload: Any) -> Any:
+    if isinstance(payload, dict):
+        request_id = payload.get("id")
+        if isinstance(request_id, str | int) and not isinstance(request_id, bool):
+            return request_id
     return None
 
 

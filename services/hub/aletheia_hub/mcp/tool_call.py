@@ -9,6 +9,7 @@ from aletheia_hub import auth
 from aletheia_hub.mcp.context import ToolContext
 from aletheia_hub.mcp.errors import RpcError, ToolError
 from aletheia_hub.mcp.registry import Registry, Tool
+from aletheia_hub.store.audit import Outcome, record_call
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.errors import StoreError
 from aletheia_shared import jsonrpc
@@ -33,11 +34,37 @@ def call_tool(
         arguments = {}
     if not isinstance(arguments, dict):
         raise RpcError(jsonrpc.INVALID_PARAMS, "Invalid params: arguments must be an object.")
+    outcome: Outcome = "ok"
     try:
         text = _run(db, tool, arguments, state)
+    except auth.AccessDenied as error:
+        outcome, text = "refused", error.message
     except (ToolError, StoreError) as error:
-        return tool_result(error.message, is_error=True)
-    return tool_result(text, is_error=False)
+        outcome, text = "error", error.message
+    if state.principal.token_id is not None:
+        audit_call(db, state, tool.name, arguments, outcome)
+    return tool_result(text, is_error=outcome != "ok")
+
+
+def audit_call(
+    db: Database, state: "CallState", tool_name: str, arguments: Any, outcome: Outcome
+) -> None:
+    """One audit row for a tools/call: the project it addressed, never its arguments."""
+    requested = arguments.get("project") if isinstance(arguments, dict) else None
+    if isinstance(requested, str) and requested:
+        project: str | None = requested[:200]
+    elif state.principal.default_project:
+        project = state.principal.default_project
+    else:
+        project = state.session.project if state.session else None
+    with db.write_session() as session:
+        record_call(
+            session=session,
+            token_id=state.principal.token_id,
+            tool=tool_name,
+            project=project,
+            result=outcome,
+        )
 
 
 def tool_result(text: str, *, is_error: bool) -> dict[str, Any]:

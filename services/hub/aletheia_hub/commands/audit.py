@@ -1,0 +1,48 @@
+"""aletheia audit: who called which tool, where, and how it ended."""
+
+import argparse
+import sys
+
+from aletheia_hub import moments
+from aletheia_hub.commands.store_access import add_store_options, open_store
+from aletheia_hub.mcp.formats import iso_ms
+from aletheia_hub.store.audit import list_calls
+
+
+def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    audit = commands.add_parser(
+        "audit", help="print the audit log of tool calls (never their arguments)"
+    )
+    audit.add_argument("--since", help="ISO date, date-time or epoch ms")
+    audit.add_argument("--token", help="only this token id")
+    audit.add_argument("--project", help="only this project")
+    audit.add_argument("--limit", type=int, default=1000, help="at most this many rows (newest)")
+    add_store_options(audit)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        since = moments.parse_moment(args.since) if args.since else None
+    except ValueError as error:
+        print(f"aletheia: --since: {error}", file=sys.stderr)
+        return 2
+    db = open_store(args)
+    try:
+        with db.read_session() as session:
+            rows = list_calls(
+                session=session,
+                since_ms=since,
+                token_id=args.token,
+                project=args.project,
+                limit=args.limit,
+            )
+    finally:
+        db.dispose()
+    for row in rows:
+        print(
+            f"{iso_ms(row.at_ms)}  {row.token_id or '-'}  {row.tool}  {row.project or '-'}  "
+            f"{row.result}"
+        )
+    if not rows:
+        print("No audit rows match.", file=sys.stderr)
+    return 0

@@ -1,0 +1,31 @@
+"""Moments as users type them: ISO 8601 dates, date-times or epoch milliseconds."""
+
+from datetime import UTC, date, datetime, time
+from typing import Final
+
+DAY_MS: Final = 24 * 60 * 60 * 1000
+ISO_DATE_LENGTH: Final = 10
+
+
+def parse_moment(value: str | int, *, whole_day: bool = False) -> int:
+    """Epoch milliseconds (UTC); naive date-times are UTC.
+
+    With whole_day, a bare date means the end of that day (an exclusive bound on the next day).
+    """
+    if isinstance(value, int):
+        return value
+    raw = value.strip()
+    if raw.isdigit():
+        return int(raw)
+    try:
+        if len(raw) == ISO_DATE_LENGTH:
+            start = datetime.combine(date.fromisoformat(raw), time(0), tzinfo=UTC)
+            return int(start.timestamp() * 1000) + (DAY_MS if whole_day else 0)
+        moment = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(
+            f"expected an ISO 8601 date, date-time or epoch milliseconds, got {value!r}."
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return int(moment.timestamp() * 1000)
