@@ -1,5 +1,6 @@
 """Origin and Host checks for every request (DNS rebinding and cross-site protection)."""
 
+import ipaddress
 import json
 from collections.abc import Iterable
 from typing import Final
@@ -12,7 +13,7 @@ LOOPBACK_HOSTS: Final = frozenset({"localhost", "127.0.0.1", "::1"})
 
 def is_loopback_bind(host: str) -> bool:
     """Whether the server listens on loopback only."""
-    return host in LOOPBACK_HOSTS or host.startswith("127.")
+    return _is_loopback_name(host.strip("[]").lower())
 
 
 def _hostname(authority: str) -> str:
@@ -21,7 +22,12 @@ def _hostname(authority: str) -> str:
 
 
 def _is_loopback_name(hostname: str) -> bool:
-    return hostname in LOOPBACK_HOSTS or hostname.startswith("127.")
+    if hostname in LOOPBACK_HOSTS:
+        return True
+    try:
+        return ipaddress.ip_address(hostname).is_loopback
+    except ValueError:
+        return False  # a name such as 127.0.0.1.evil.example is not an address
 
 
 class OriginHostGuard:

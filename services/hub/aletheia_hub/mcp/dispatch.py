@@ -94,7 +94,7 @@ class Dispatcher:
         request_id = message.get("id")
         if "id" in message and not _is_valid_id(request_id):
             return jsonrpc.error_response(
-                None, jsonrpc.INVALID_REQUEST, "Invalid Request: id must be a string or number."
+                None, jsonrpc.INVALID_REQUEST, "Invalid Request: id must be a string or an integer."
             )
         method = message.get("method")
         if message.get("jsonrpc") != jsonrpc.JSONRPC_VERSION or not isinstance(method, str):
@@ -143,7 +143,10 @@ class Dispatcher:
         version = negotiate_version(params.get("protocolVersion"))
         client_info = params.get("clientInfo")
         client_name = client_info.get("name") if isinstance(client_info, dict) else None
-        client_name = client_name if isinstance(client_name, str) and client_name else None
+        if isinstance(client_name, str) and client_name.replace("\x00", "").strip():
+            client_name = client_name.replace("\x00", "").strip()[:200]
+        else:
+            client_name = None
         tool = state.caller_tool or client_name or "mcp"
         project = state.principal.default_project or state.caller_project or DEFAULT_PROJECT
         with self.db.write_session() as session:
@@ -167,7 +170,7 @@ class Dispatcher:
         cursor = params.get("cursor")
         start = 0
         if cursor is not None:
-            if not isinstance(cursor, str) or not cursor.isdigit():
+            if not isinstance(cursor, str) or not (cursor.isascii() and cursor.isdigit()):
                 raise RpcError(jsonrpc.INVALID_PARAMS, "Invalid params: unknown cursor.")
             start = int(cursor)
         page = self.tool_definitions[start : start + TOOLS_PAGE_SIZE]
@@ -186,4 +189,5 @@ def needs_session(messages: list[Any]) -> bool:
 
 
 def _is_valid_id(value: Any) -> bool:
-    return value is None or (isinstance(value, str | int) and not isinstance(value, bool))
+    # MCP forbids null ids, unlike plain JSON-RPC.
+    return isinstance(value, str | int) and not isinstance(value, bool)

@@ -19,7 +19,10 @@ router = APIRouter()
 
 def json_reply(status: int, payload: Any, extra_headers: dict[str, str] | None = None) -> Response:
     """A JSON response, compact and UTF-8."""
-    body = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
+    try:
+        body = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
+    except UnicodeEncodeError:  # a lone surrogate echoed from the request: escape everything
+        body = json.dumps(payload, separators=(",", ":")).encode()
     return Response(body, status_code=status, media_type=JSON_MEDIA_TYPE, headers=extra_headers)
 
 
@@ -44,7 +47,7 @@ async def post_mcp(
         )
     try:
         payload = json.loads(body)
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         return rpc_failure(400, jsonrpc.PARSE_ERROR, "Parse error: the body is not valid JSON.")
     is_batch = isinstance(payload, list)
     messages = payload if is_batch else [payload]

@@ -74,6 +74,7 @@ def tool_result(text: str, *, is_error: bool) -> dict[str, Any]:
 
 def _run(db: Database, tool: Tool, arguments: dict[str, Any], state: "CallState") -> str:
     auth.check_tool_access(state.principal, tool.name, tool.access)
+    _reject_nul(arguments, "")
     try:
         args = tool.args.model_validate(arguments)
     except ValidationError as error:
@@ -89,6 +90,18 @@ def _run(db: Database, tool: Tool, arguments: dict[str, Any], state: "CallState"
             session_id=session_info.id if session_info else None,
         )
         return tool.handler(args, context)
+
+
+def _reject_nul(value: Any, where: str) -> None:
+    """NUL characters cannot be stored (PostgreSQL text refuses them): name the argument."""
+    if isinstance(value, str) and "\x00" in value:
+        raise ToolError(f"{where or 'arguments'}: must not contain NUL characters.")
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _reject_nul(item, f"{where}.{key}" if where else str(key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _reject_nul(item, f"{where}[{index}]")
 
 
 def describe_validation_error(error: ValidationError) -> str:

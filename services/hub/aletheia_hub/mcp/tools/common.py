@@ -21,6 +21,10 @@ ProjectArg = Annotated[
 ]
 
 
+# Ids are 32-bit on every backend; larger numbers cannot name a stored item.
+ItemId = Annotated[int, Field(ge=1, le=2**31 - 1)]
+
+
 class ToolArgs(BaseModel):
     """Base of every tool's arguments: strict types, unknown arguments refused."""
 

@@ -8,7 +8,7 @@ from aletheia_hub import auth
 from aletheia_hub.mcp import formats
 from aletheia_hub.mcp.context import ToolContext
 from aletheia_hub.mcp.registry import Tool
-from aletheia_hub.mcp.tools.common import MemoryType, ProjectArg, ToolArgs
+from aletheia_hub.mcp.tools.common import ItemId, MemoryType, ProjectArg, ToolArgs
 from aletheia_hub.store import dismissals, memories
 from aletheia_hub.store.facts import FactInput
 
@@ -67,7 +67,7 @@ def save_memory(args: SaveMemoryArgs, ctx: ToolContext) -> str:
 
 
 class GetObservationsArgs(ToolArgs):
-    ids: list[Annotated[int, Field(ge=1)]] = Field(
+    ids: list[ItemId] = Field(
         min_length=1,
         max_length=100,
         description="Memory ids from search or timeline. Unknown ids are skipped.",
@@ -83,7 +83,7 @@ ItemType = Literal["memory", "observation", "fact", "episode"]
 
 
 class DismissArgs(ToolArgs):
-    id: int = Field(ge=1, description="The item id.")
+    id: ItemId = Field(description="The item id.")
     type: ItemType = Field(default="memory", description="memory, observation, fact or episode.")
     reason: str | None = Field(
         default=None,
@@ -93,7 +93,7 @@ class DismissArgs(ToolArgs):
 
 
 class RestoreArgs(ToolArgs):
-    id: int = Field(ge=1, description="The item id.")
+    id: ItemId = Field(description="The item id.")
     type: ItemType = Field(default="memory", description="memory, observation, fact or episode.")
 
 

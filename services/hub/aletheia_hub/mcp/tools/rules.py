@@ -1,6 +1,6 @@
 """list_rules, add_rule and confirm_rule."""
 
-from typing import Annotated, Literal
+from typing import Literal
 
 from pydantic import Field
 
@@ -9,10 +9,10 @@ from aletheia_hub.mcp import formats
 from aletheia_hub.mcp.context import ToolContext
 from aletheia_hub.mcp.errors import ToolError
 from aletheia_hub.mcp.registry import Tool
-from aletheia_hub.mcp.tools.common import ToolArgs
+from aletheia_hub.mcp.tools.common import ItemId, ToolArgs
 from aletheia_hub.store import rules
 
-Ids = list[Annotated[int, Field(ge=1)]]
+Ids = list[ItemId]
 
 
 class ListRulesArgs(ToolArgs):

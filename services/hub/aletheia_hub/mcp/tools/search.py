@@ -8,7 +8,14 @@ from aletheia_hub.mcp import formats
 from aletheia_hub.mcp.context import ToolContext
 from aletheia_hub.mcp.errors import ToolError
 from aletheia_hub.mcp.registry import Tool
-from aletheia_hub.mcp.tools.common import MemoryType, Moment, ProjectArg, ToolArgs, parse_moment
+from aletheia_hub.mcp.tools.common import (
+    ItemId,
+    MemoryType,
+    Moment,
+    ProjectArg,
+    ToolArgs,
+    parse_moment,
+)
 from aletheia_hub.store import timeline as timeline_store
 from aletheia_hub.store.clock import now_ms
 from aletheia_hub.store.search import SearchQuery
@@ -106,8 +113,8 @@ def _has_filters(args: SearchArgs) -> bool:
 
 
 class TimelineArgs(ToolArgs):
-    anchor: int | None = Field(
-        default=None, ge=1, description="Memory id from search. Takes priority over query."
+    anchor: ItemId | None = Field(
+        default=None, description="Memory id from search. Takes priority over query."
     )
     query: str | None = Field(
         default=None, max_length=2000, description="Finds the anchor when anchor is not given."

@@ -1,0 +1,63 @@
+"""Liveness and readiness probes."""
+
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+
+from aletheia_hub.app import create_app
+from aletheia_hub.settings import Settings
+from aletheia_shared import __version__
+
+
+def test_healthz_answers_ok_with_the_version(http: TestClient) -> None:
+    response = http.get("/healthz")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok", "version": __version__}
+
+
+def test_readyz_is_ready_after_startup(http: TestClient) -> None:
+    response = http.get("/readyz")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ready", "version": __version__}
+
+
+def test_readyz_is_503_when_the_schema_is_behind(tmp_path: Path) -> None:
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'fresh.db'}", cwd=tmp_path)
+    app = create_app(settings)
+    try:
+        # Without `with`, the lifespan never runs, so no migration is applied.
+        client = TestClient(app, base_url="http://127.0.0.1")
+        response = client.get("/readyz")
+        assert response.status_code == 503
+        assert response.json() == {
+            "status": "unavailable",
+            "reason": "the database schema is not at the newest migration",
+        }
+        assert client.get("/healthz").status_code == 200
+    finally:
+        app.state.db.dispose()
+
+
+def test_readyz_is_503_when_the_database_is_unreachable(tmp_path: Path) -> None:
+    unreachable = "postgresql+psycopg://postgres@127.0.0.1:1/test?connect_timeout=2"
+    app = create_app(Settings(database_url=unreachable, cwd=tmp_path))
+    try:
+        response = TestClient(app, base_url="http://127.0.0.1").get("/readyz")
+        assert response.status_code == 503
+        body = response.json()
+        assert body["status"] == "unavailable"
+        assert body["reason"].startswith("the database is not reachable")
+        assert "127.0.0.1" not in body["reason"]
+    finally:
+        app.state.db.dispose()
+
+
+def test_readyz_turns_ready_once_startup_has_migrated(tmp_path: Path) -> None:
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'hub.db'}", cwd=tmp_path)
+    before = create_app(settings)
+    try:
+        assert TestClient(before, base_url="http://127.0.0.1").get("/readyz").status_code == 503
+    finally:
+        before.state.db.dispose()
+    with TestClient(create_app(settings), base_url="http://127.0.0.1") as http:
+        assert http.get("/readyz").status_code == 200
