@@ -16,6 +16,13 @@ def _p(regex: str, flags: int = 0) -> re.Pattern[str]:
     return re.compile(regex, flags)
 
 
+# What follows `password:` or `token =` in code rather than a value: a type or a call.
+_NOT_A_VALUE: Final = (
+    r"(?:str|string|number|boolean|bool|int|bytes|Optional\[[^\]\s]*\]|SecretStr)"
+    r"(?![^\s\"',;=])"
+    r"|[A-Za-z_][\w.]*\((?:\"[^\"\s]*\"|'[^'\s]*')?\)(?![^\s\"',;])"
+)
+
 # Order matters: specific shapes first, so a key is named by its most precise kind.
 PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
@@ -48,14 +55,17 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern("jwt", _p(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")),
     SecretPattern("bearer-token", _p(r"(\b[Bb]earer\s+)[A-Za-z0-9._~+/\-]{16,}=*"), keep_group=1),
     SecretPattern(
-        "url-password", _p(r"(\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s/:@]+:)[^\s@/]+(?=@)"), keep_group=1
+        "url-password",
+        _p(r"(\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s/:@]*:)(?!\[REDACTED)[^\s@/]+(?=@)"),
+        keep_group=1,
     ),
     SecretPattern(
         "secret-assignment",
         _p(
             r"(\b[A-Za-z0-9_.\-]*(?:secret|password|passwd|pwd|token|api[_\-]?key|access[_\-]?key"
             r"|private[_\-]?key|secret[_\-]?key|credentials?|auth[_\-]?token|client[_\-]?secret)"
-            r"[\"']?\s*[=:]\s*[\"']?)(?!\[REDACTED)[^\s\"',;]{6,}",
+            r"[\"']?\s*[=:]\s*[\"']?)"
+            r"(?!\[REDACTED|" + _NOT_A_VALUE + r")(?=[^\s\"']{6})[^\s\"']*[^\s\"',;]",
             re.IGNORECASE,
         ),
         keep_group=1,

@@ -7,8 +7,10 @@ from fastapi import APIRouter, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from aletheia_hub.deps import DispatcherDep, RateLimiterDep, SettingsDep
-from aletheia_hub.http_auth import PrincipalDep
+from aletheia_hub.http_auth import PrincipalDep, authenticate
 from aletheia_hub.mcp.dispatch import CallState, Dispatcher, needs_session
+from aletheia_hub.ratelimit import TokenRateLimiter
+from aletheia_hub.settings import Settings
 from aletheia_shared import headers, jsonrpc
 from aletheia_shared.protocol import is_supported_version
 
@@ -35,10 +37,21 @@ async def post_mcp(
     request: Request,
     settings: SettingsDep,
     dispatcher: DispatcherDep,
-    principal: PrincipalDep,
     limiter: RateLimiterDep,
 ) -> Response:
     body = await _read_body(request, settings.max_body_bytes)
+    # Everything after the body is blocking work (store, Redis): one hop to the thread pool.
+    return await run_in_threadpool(_answer_post, request, body, settings, dispatcher, limiter)
+
+
+def _answer_post(
+    request: Request,
+    body: bytes | None,
+    settings: Settings,
+    dispatcher: Dispatcher,
+    limiter: TokenRateLimiter | None,
+) -> Response:
+    principal = authenticate(request, settings, dispatcher.db)
     if body is None:
         return rpc_failure(
             413,
@@ -61,9 +74,9 @@ async def post_mcp(
         caller_project=request.headers.get(headers.CALLER_PROJECT) or None,
     )
     if limiter is not None and principal.token_id is not None:
-        over_limit = await run_in_threadpool(limiter.hit, principal.token_id)
+        over_limit = limiter.hit(principal.token_id)
         if over_limit is not None:
-            await run_in_threadpool(dispatcher.audit_rate_limited, messages, state)
+            dispatcher.audit_rate_limited(messages, state)
             wait = over_limit.retry_after_seconds
             return json_reply(
                 429,
@@ -76,10 +89,10 @@ async def post_mcp(
                 {"Retry-After": str(wait)},
             )
     if needs_session(messages):
-        refusal = await _attach_session(request, dispatcher, state)
+        refusal = _attach_session(request, dispatcher, state)
         if refusal is not None:
             return refusal
-    replies = await run_in_threadpool(_handle_all, dispatcher, messages, state)
+    replies = _handle_all(dispatcher, messages, state)
     extra = (
         {headers.SESSION_ID: state.session.id} if state.created_session and state.session else None
     )
@@ -117,9 +130,7 @@ async def get_mcp() -> Response:
     )
 
 
-async def _attach_session(
-    request: Request, dispatcher: Dispatcher, state: CallState
-) -> Response | None:
+def _attach_session(request: Request, dispatcher: Dispatcher, state: CallState) -> Response | None:
     version = request.headers.get(headers.PROTOCOL_VERSION)
     if version is not None and not is_supported_version(version):
         return rpc_failure(
@@ -132,7 +143,7 @@ async def _attach_session(
             jsonrpc.SERVER_ERROR,
             "Bad Request: Mcp-Session-Id header is required; call initialize first.",
         )
-    session = await run_in_threadpool(dispatcher.find_session, session_id, state.principal)
+    session = dispatcher.find_session(session_id, state.principal)
     if session is None:
         return rpc_failure(
             404, jsonrpc.SERVER_ERROR, "Session not found: initialize a new session."

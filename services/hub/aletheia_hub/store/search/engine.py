@@ -5,7 +5,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, Final
 
-from sqlalchemy import Table, func, select
+from sqlalchemy import Table, and_, func, select
 from sqlmodel import Session
 
 from aletheia_hub.store.models import Entry, Memory, MemoryFile
@@ -79,7 +79,9 @@ def _by_file(session: Session, query: SearchQuery) -> list[MemoryHit]:
     condition: Any
     if query.file_suffix:
         escaped = path.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        condition = files.c.path.like(f"%{escaped}", escape="\\")
+        # LIKE narrows with the index; the exact tail keeps it case-sensitive on SQLite too.
+        tail = func.substr(files.c.path, func.length(files.c.path) - len(path) + 1)
+        condition = and_(files.c.path.like(f"%{escaped}", escape="\\"), tail == path)
     else:
         condition = files.c.path == path
     matching = select(files.c.memory_id).where(condition)

@@ -1,0 +1,339 @@
+"""Property tests: a generated secret of every kind never survives redaction, wherever it sits;
+hashes, UUIDs, base64 and ordinary settings are never touched."""
+
+import base64
+import hashlib
+import string
+from collections.abc import Callable
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from aletheia_hub.redact import PATTERNS, Redacted, redact
+
+ALNUM = string.ascii_letters + string.digits
+UPPER_DIGITS = string.ascii_uppercase + string.digits
+URLSAFE = ALNUM + "_-"
+B64 = ALNUM + "+/"
+BEARER = ALNUM + "._~+/-"
+# RFC 3986 userinfo after the first colon: unreserved, pct-encoded, sub-delims and ':'.
+USERINFO_PASSWORD = ALNUM + "-._~%!$&'()*+,;=:"
+# Values of KEY=value lines: printable, no whitespace or quotes (values ending in , or ; are
+# covered in test_redact.py).
+ASSIGNED_VALUE = "".join(c for c in string.printable if c not in string.whitespace + "\"'`,;")
+MARKERS = [f"[REDACTED:{kind}]" for kind in sorted({p.kind for p in PATTERNS})]
+
+FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def chars(alphabet: str, min_size: int, max_size: int | None = None) -> st.SearchStrategy[str]:
+    return st.text(
+        alphabet=alphabet, min_size=min_size, max_size=min_size if max_size is None else max_size
+    )
+
+
+# A generated secret: (the text as written, the parts of it that must never be seen again).
+Secret = tuple[str, list[str]]
+
+
+def whole(strategy: st.SearchStrategy[str]) -> st.SearchStrategy[Secret]:
+    return strategy.map(lambda secret: (secret, [secret]))
+
+
+@st.composite
+def slack_webhooks(draw: st.DrawFn) -> Secret:
+    team, channel = draw(chars(UPPER_DIGITS, 8, 11)), draw(chars(UPPER_DIGITS, 8, 11))
+    token = draw(chars(ALNUM, 24))
+    url = f"https://hooks.slack.com/services/T{team}/B{channel}/{token}"
+    return url, [url, token]
+
+
+@st.composite
+def openai_keys(draw: st.DrawFn) -> Secret:
+    prefix = draw(st.sampled_from(["sk-", "sk-proj-", "sk-svcacct-", "sk-admin-"]))
+    alphabet = ALNUM if prefix == "sk-" else URLSAFE
+    # Real keys carry "T3BlbkFJ" (base64 of "OpenAI"), so they always hold a digit.
+    key = f"{prefix}{draw(chars(alphabet, 12, 80))}T3BlbkFJ{draw(chars(alphabet, 12, 80))}"
+    return key, [key]
+
+
+@st.composite
+def jwts(draw: st.DrawFn) -> Secret:
+    header = "eyJ" + draw(chars(URLSAFE, 8, 60))
+    payload = "eyJ" + draw(chars(URLSAFE, 8, 200))
+    signature = draw(chars(URLSAFE, 16, 90))
+    token = f"{header}.{payload}.{signature}"
+    return token, [token, f"{payload}.{signature}"]
+
+
+@st.composite
+def private_keys(draw: st.DrawFn) -> Secret:
+    label = draw(
+        st.sampled_from(
+            [
+                "RSA PRIVATE KEY",
+                "PRIVATE KEY",
+                "EC PRIVATE KEY",
+                "DSA PRIVATE KEY",
+                "OPENSSH PRIVATE KEY",
+                "ENCRYPTED PRIVATE KEY",
+                "PGP PRIVATE KEY BLOCK",
+            ]
+        )
+    )
+    lines = draw(st.lists(chars(B64, 16, 64), min_size=1, max_size=8))
+    newline = draw(st.sampled_from(["\n", "\r\n"]))
+    block = newline.join([f"-----BEGIN {label}-----", *lines, f"-----END {label}-----"])
+    return block, lines
+
+
+@st.composite
+def bearer_tokens(draw: st.DrawFn) -> Secret:
+    prefix = draw(st.sampled_from(["Bearer ", "bearer ", "Authorization: Bearer ", "Bearer  "]))
+    token = draw(chars(BEARER, 16, 80)) + draw(st.sampled_from(["", "=", "=="]))
+    return prefix + token, [token.rstrip("=")]
+
+
+@st.composite
+def url_passwords(draw: st.DrawFn) -> Secret:
+    scheme = draw(
+        st.sampled_from(
+            ["postgres", "postgresql+psycopg", "mysql", "redis", "amqps", "https", "mongodb+srv"]
+        )
+    )
+    user = draw(chars(ALNUM + "._-", 1, 20))
+    password = draw(chars(USERINFO_PASSWORD, 8, 40))
+    host = draw(chars(string.ascii_lowercase + string.digits, 1, 20))
+    tail = draw(st.sampled_from(["", ".example.com", ":5432/app", ".internal:6379/0", "/db?x=1"]))
+    return f"{scheme}://{user}:{password}@{host}{tail}", [password]
+
+
+SECRET_KEY_NAMES = [
+    "PASSWORD",
+    "PASSWD",
+    "PWD",
+    "SECRET",
+    "TOKEN",
+    "API_KEY",
+    "API-KEY",
+    "APIKEY",
+    "ACCESS_KEY",
+    "PRIVATE_KEY",
+    "SECRET_KEY",
+    "CREDENTIALS",
+    "CREDENTIAL",
+    "AUTH_TOKEN",
+    "CLIENT_SECRET",
+]
+CAMEL_KEY_NAMES = ["apiKey", "authToken", "clientSecret", "accessKey", "privateKey", "secretKey"]
+ASSIGNMENTS = ["{k}={v}", "{k}: {v}", '{k} = "{v}"', "{k}='{v}'", '"{k}": "{v}"', "export {k}={v}"]
+
+
+@st.composite
+def secret_assignments(draw: st.DrawFn) -> Secret:
+    name = draw(st.sampled_from(SECRET_KEY_NAMES))
+    case: Callable[[str], str] = draw(st.sampled_from([str.upper, str.lower, str.title]))
+    key = draw(st.sampled_from(["", "DB_", "MY_APP_", "aws_", "STRIPE.", "x-"])) + case(name)
+    key = draw(st.sampled_from([key, *CAMEL_KEY_NAMES]))
+    value = draw(chars(ASSIGNED_VALUE, 8, 40))
+    assume(not value.startswith("[REDACTED"))
+    return draw(st.sampled_from(ASSIGNMENTS)).format(k=key, v=value), [value]
+
+
+KINDS: dict[str, st.SearchStrategy[Secret]] = {
+    "private-key": private_keys(),
+    "aws-access-key": whole(
+        st.builds(
+            str.__add__,
+            st.sampled_from(["AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA"]),
+            chars(UPPER_DIGITS, 16),
+        )
+    ),
+    "gcp-api-key": whole(chars(URLSAFE, 35).map("AIza".__add__)),
+    "github-token": whole(
+        st.builds(
+            "{}_{}".format,
+            st.sampled_from(["ghp", "gho", "ghu", "ghs", "ghr"]),
+            chars(ALNUM, 36, 80),
+        )
+    ),
+    "github-pat": whole(st.builds("github_pat_{}_{}".format, chars(ALNUM, 22), chars(ALNUM, 59))),
+    "gitlab-token": whole(chars(URLSAFE, 20, 50).map("glpat-".__add__)),
+    "slack-token": whole(
+        st.builds("xox{}-{}".format, st.sampled_from("abposr"), chars(ALNUM + "-", 10, 80))
+    ),
+    "slack-webhook": slack_webhooks(),
+    "stripe-key": whole(
+        st.builds(
+            str.__add__,
+            st.sampled_from(["sk_live_", "rk_live_", "sk_test_", "rk_test_"]),
+            chars(ALNUM, 16, 99),
+        )
+    ),
+    "anthropic-key": whole(
+        st.builds(
+            "sk-ant-{}{}".format,
+            st.sampled_from(["api03-", "admin01-", ""]),
+            chars(URLSAFE, 20, 110),
+        )
+    ),
+    "openai-key": openai_keys(),
+    "jwt": jwts(),
+    "bearer-token": bearer_tokens(),
+    "url-password": url_passwords(),
+    "secret-assignment": secret_assignments(),
+}
+
+SEPARATORS = st.sampled_from(
+    [" ", "\n", "\t", "\r\n", ", ", "; ", " (", ") ", '"', "'", " <", "> "]
+)
+WORDS = st.sampled_from(
+    ["deploy", "the", "key", "config", "=", ":", "use", "é", "日本語", "0x1f", "#", "//", "{", "}"]
+)
+FILLER = st.one_of(st.text(max_size=40), st.lists(WORDS, max_size=8).map(" ".join))
+
+
+@st.composite
+def embedded(draw: st.DrawFn, secret: st.SearchStrategy[Secret]) -> tuple[str, list[str]]:
+    """A secret inside random text, separated from it by whitespace or punctuation."""
+    written, parts = draw(secret)
+    before = draw(st.one_of(st.just(""), st.builds(str.__add__, FILLER, SEPARATORS)))
+    after = draw(st.one_of(st.just(""), st.builds(str.__add__, SEPARATORS, FILLER)))
+    original = before + written + after
+    for part in parts:
+        assume(original.count(part) == 1)
+        assume(not any(part in marker for marker in MARKERS))
+    return original, parts
+
+
+def test_every_pattern_kind_has_a_strategy() -> None:
+    kinds = {kind for kind in KINDS if kind != "github-pat"}
+    assert kinds == {pattern.kind for pattern in PATTERNS}
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+@FAST
+@given(data=st.data())
+def test_generated_secret_never_leaks(kind: str, data: st.DataObject) -> None:
+    original, parts = data.draw(embedded(KINDS[kind]), label="text")
+    result = redact(original)
+    for part in parts:
+        assert part not in result.text
+    assert result.count >= 1
+    assert "[REDACTED:" in result.text
+
+
+@st.composite
+def many_secrets(draw: st.DrawFn) -> tuple[str, list[str], int]:
+    kinds = draw(st.lists(st.sampled_from(sorted(KINDS)), min_size=1, max_size=6))
+    pieces: list[str] = []
+    secret_parts: list[str] = []
+    for kind in kinds:
+        written, parts = draw(KINDS[kind])
+        pieces += [written, draw(st.sampled_from([" ", "\n", "\n\n", "\t"]))]
+        if draw(st.booleans()):
+            pieces += [draw(st.lists(WORDS, max_size=5).map(" ".join)), "\n"]
+        secret_parts += parts
+    original = "".join(pieces)
+    for part in secret_parts:
+        assume(original.count(part) == 1)
+        assume(not any(part in marker for marker in MARKERS))
+    return original, secret_parts, len(kinds)
+
+
+@FAST
+@given(many_secrets())
+def test_mixed_secrets_never_leak_and_each_is_counted(case: tuple[str, list[str], int]) -> None:
+    original, parts, how_many = case
+    result = redact(original)
+    for part in parts:
+        assert part not in result.text
+    assert result.count >= how_many
+
+
+@pytest.mark.parametrize("kind", sorted(set(KINDS) - {"url-password"}))
+@FAST
+@given(data=st.data())
+def test_redacting_twice_finds_nothing_new(kind: str, data: st.DataObject) -> None:
+    original, _ = data.draw(embedded(KINDS[kind]), label="text")
+    once = redact(original)
+    assert redact(once.text) == Redacted(once.text, 0)
+
+
+@settings(max_examples=50, deadline=None)
+@given(data=st.data())
+def test_redacting_a_url_password_twice_finds_nothing_new(data: st.DataObject) -> None:
+    original, _ = data.draw(embedded(KINDS["url-password"]), label="text")
+    once = redact(original)
+    assert redact(once.text) == Redacted(once.text, 0)
+
+
+@settings(max_examples=50, deadline=None)
+@given(password=chars(USERINFO_PASSWORD, 8, 40), host=chars(string.ascii_lowercase, 1, 20))
+def test_url_password_with_empty_user_never_leaks(password: str, host: str) -> None:
+    original = f"redis://:{password}@{host}:6379/0"
+    assume(original.count(password) == 1)
+    assert password not in redact(original).text
+
+
+HEX_DIGESTS = st.builds(
+    lambda algorithm, data: hashlib.new(algorithm, data).hexdigest(),
+    st.sampled_from(["md5", "sha1", "sha256", "sha512"]),
+    st.binary(),
+)
+BASE64 = st.builds(
+    lambda encode, data: encode(data.encode()).decode(),
+    st.sampled_from([base64.b64encode, base64.urlsafe_b64encode]),
+    st.text(min_size=1, max_size=200),
+)
+NOT_SECRETS = st.one_of(
+    HEX_DIGESTS,
+    HEX_DIGESTS.map(lambda digest: f"sha256:{digest}"),
+    HEX_DIGESTS.map(lambda digest: f"commit {digest[:40]}"),
+    HEX_DIGESTS.map(lambda digest: digest[:7]),
+    st.uuids().map(str),
+    st.uuids().map(lambda u: str(u).upper()),
+    st.uuids().map(lambda u: u.hex),
+    BASE64,
+)
+
+
+@FAST
+@given(st.lists(NOT_SECRETS, min_size=1, max_size=8), st.sampled_from([" ", "\n", ", ", " = "]))
+def test_hashes_uuids_and_base64_are_left_alone(values: list[str], separator: str) -> None:
+    original = separator.join(values)
+    assert redact(original) == Redacted(original, 0)
+
+
+PLAIN_KEYS = [
+    "author",
+    "max_tokens",
+    "num_tokens",
+    "token_count",
+    "tokenizer",
+    "password_hint_shown",
+    "password_min_length",
+    "secret_santa",
+    "timeout",
+    "retries",
+    "user",
+    "host",
+    "TOKEN_TTL_SECONDS",
+    "SECRETS_DIR_MODE",
+]
+
+
+@FAST
+@given(
+    st.sampled_from(PLAIN_KEYS),
+    st.sampled_from(["{k}={v}", "{k} = {v}", "{k}: {v}"]),
+    st.one_of(
+        st.integers(min_value=0).map(str),
+        st.sampled_from(["true", "false", "Jane", "None"]),
+        chars(ALNUM + "_.", 1, 40),
+    ),
+)
+def test_settings_whose_key_names_no_secret_are_left_alone(key: str, form: str, value: str) -> None:
+    original = form.format(k=key, v=value)
+    assert redact(original) == Redacted(original, 0)
