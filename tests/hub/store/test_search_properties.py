@@ -1,7 +1,6 @@
 """Property tests: no query text makes search fail, through the MCP tool or the store; both
 backends (FTS5 MATCH syntax and to_tsquery syntax never leak through from user text)."""
 
-import string
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -211,13 +210,6 @@ def test_search_tool_finds_seeded_words_through_operator_noise(seeded_mcp: McpHt
     assert "Use pnpm" in text
     text = seeded_mcp.text("search", {"query": "café & İstanbul | !"})
     assert "日本語のメモ" in text
-
-
-ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
-
-
-def ascii_lower(text: str) -> str:
-    return text.translate(ASCII_LOWER)
 
 
 SEEDED_FILES = ("src/app.ts", "docs/100%_done.md", "lib\\win\\path.c")
