@@ -1,5 +1,6 @@
 """Liveness and readiness probes."""
 
+import os
 from typing import Any
 
 from fastapi import APIRouter
@@ -18,7 +19,8 @@ router = APIRouter()
 
 @router.get("/healthz")
 async def healthz() -> dict[str, Any]:
-    return {"status": "ok", "version": __version__}
+    # The pid lets a proxy that started a local hub record which process serves.
+    return {"status": "ok", "version": __version__, "pid": os.getpid()}
 
 
 @router.get("/readyz")

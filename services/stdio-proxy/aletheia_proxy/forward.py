@@ -31,15 +31,21 @@ class Forwarder:
         try:
             response = self._post(line)
         except HubUnreachable as error:
-            return replies.error_line(
-                line,
-                jsonrpc.SERVER_ERROR,
-                f"Cannot reach the Aletheia hub at {self.hub.config.hub_url} ({error}). Start it "
-                "with `aletheia-server`, or set ALETHEIA_HUB_URL to a running hub; then retry.",
-            )
+            return self._unreachable(line, error)
         if response.status_code == 404 and self._reinitialize():
-            response = self._post(line)
+            try:
+                response = self.hub.post(line)
+            except HubUnreachable as error:
+                return self._unreachable(line, error)
         return self._answer(line, response)
+
+    def _unreachable(self, line: bytes, error: HubUnreachable) -> bytes | None:
+        return replies.error_line(
+            line,
+            jsonrpc.SERVER_ERROR,
+            f"Cannot reach the Aletheia hub at {self.hub.config.hub_url} ({error}). Start it "
+            "with `aletheia-server`, or set ALETHEIA_HUB_URL to a running hub; then retry.",
+        )
 
     def _post(self, line: bytes) -> httpx.Response:
         try:
@@ -67,7 +73,7 @@ class Forwarder:
         body = response.content
         if 200 <= status < 300:
             return body or None
-        if status == 400 and replies.is_parse_error(body):
+        if status == 400 and replies.is_message_error(body):
             return body
         message = _explain(status, replies.hub_message(body), response.headers.get("Retry-After"))
         logger.warning("hub answered HTTP %s: %s", status, message)

@@ -15,6 +15,7 @@ logger = logging.getLogger("aletheia_proxy")
 
 START_DEADLINE_SECONDS: Final = 20.0
 POLL_SECONDS: Final = 0.05
+OTHER_HUB_GRACE_SECONDS: Final = 3.0
 
 
 def server_executable() -> str | None:
@@ -48,23 +49,36 @@ def start_local_hub(hub: HubClient) -> bool:
             cwd=folder,
             start_new_session=True,
         )
-    (folder / "hub.pid").write_text(f"{process.pid}\n")
     logger.info("started a local hub (pid %s) on port %s", process.pid, hub.config.port)
     deadline = time.monotonic() + START_DEADLINE_SECONDS
     while time.monotonic() < deadline:
-        if hub.is_up():
+        if _record_serving_hub(hub, folder):
             return True
-        if process.poll() is not None and not hub.is_up():
-            # It exited: most likely another proxy's hub took the port first. Use that one.
-            return _wait_for_other_hub(hub, deadline)
+        if process.poll() is not None:
+            # It exited: most likely another proxy's hub took the port first. Use that one,
+            # but do not wait long for a hub that may never come.
+            grace = min(deadline, time.monotonic() + OTHER_HUB_GRACE_SECONDS)
+            return _wait_for_other_hub(hub, folder, grace)
         time.sleep(POLL_SECONDS)
     logger.error("the local hub did not answer within %.0f s", START_DEADLINE_SECONDS)
     return False
 
 
-def _wait_for_other_hub(hub: HubClient, deadline: float) -> bool:
+def _record_serving_hub(hub: HubClient, folder: Path) -> bool:
+    """When a hub answers, write the pid of the one that serves to hub.pid."""
+    answer = hub.health()
+    if answer is None:
+        return False
+    pid = answer.get("pid")
+    if isinstance(pid, int):
+        (folder / "hub.pid").write_text(f"{pid}\n")
+    return True
+
+
+def _wait_for_other_hub(hub: HubClient, folder: Path, deadline: float) -> bool:
     while time.monotonic() < deadline:
-        if hub.is_up():
+        if _record_serving_hub(hub, folder):
             return True
         time.sleep(POLL_SECONDS)
+    logger.error("the local hub exited; see hub.log in %s", folder)
     return False

@@ -21,6 +21,12 @@ def error_line(line: bytes, code: int, message: str) -> bytes | None:
         if not ids:
             return None
         return _dump([jsonrpc.error_response(request_id, code, message) for request_id in ids])
+    is_response = isinstance(message_or_batch, dict) and (
+        "method" not in message_or_batch
+        and ("result" in message_or_batch or "error" in message_or_batch)
+    )
+    if is_response:
+        return None  # a client's response: JSON-RPC never answers one
     if isinstance(message_or_batch, dict) and "method" in message_or_batch:
         if "id" not in message_or_batch:
             return None
@@ -44,8 +50,8 @@ def hub_message(body: bytes) -> str | None:
     return None
 
 
-def is_parse_error(body: bytes) -> bool:
-    """Whether the hub answered that the line itself was not JSON."""
+def is_message_error(body: bytes) -> bool:
+    """Whether the hub answered that the line itself was not JSON or not a JSON-RPC message."""
     try:
         payload = json.loads(body)
     except ValueError:
@@ -53,5 +59,5 @@ def is_parse_error(body: bytes) -> bool:
     return (
         isinstance(payload, dict)
         and isinstance(payload.get("error"), dict)
-        and payload["error"].get("code") == jsonrpc.PARSE_ERROR
+        and payload["error"].get("code") in (jsonrpc.PARSE_ERROR, jsonrpc.INVALID_REQUEST)
     )

@@ -1,7 +1,7 @@
 """The proxy's HTTP client to the hub: the one module that imports httpx."""
 
 import contextlib
-from typing import Final
+from typing import Any, Final
 
 import httpx
 
@@ -48,11 +48,21 @@ class HubClient:
 
     def is_up(self) -> bool:
         """Whether a hub answers its health probe at the configured address."""
+        return self.health() is not None
+
+    def health(self) -> dict[str, Any] | None:
+        """The hub's /healthz answer, or None when no hub answers."""
         try:
             response = self.client.get(health_url(self.config.hub_url), timeout=1.0)
         except httpx.TransportError:
-            return False
-        return response.status_code == 200
+            return None
+        if response.status_code != 200:
+            return None
+        try:
+            answer = response.json()
+        except ValueError:
+            return None
+        return answer if isinstance(answer, dict) else None
 
     def end_session(self) -> None:
         """Tell the hub the session is over (best effort)."""

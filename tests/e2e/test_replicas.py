@@ -1,0 +1,59 @@
+"""Two hub processes on one PostgreSQL schema serve one MCP session (sessions live in the store)."""
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from aletheia_shared import headers
+from tests.conftest import HubProcess
+from tests.helpers import McpHttpClient
+
+pytestmark = [pytest.mark.e2e, pytest.mark.postgres]
+
+
+@pytest.fixture
+def replicas(postgres_schema_url: str, tmp_path: Path) -> Iterator[tuple[HubProcess, HubProcess]]:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("ALETHEIA_")}
+    env["ALETHEIA_DATABASE_URL"] = postgres_schema_url
+    env["ALETHEIA_DATA_DIR"] = str(tmp_path / "data")
+    first = HubProcess(env)  # migrates the schema before the second one starts
+    try:
+        second = HubProcess(env)
+        try:
+            yield first, second
+        finally:
+            second.stop()
+    finally:
+        first.stop()
+
+
+def test_a_session_opened_on_one_replica_is_served_and_ended_by_the_other(
+    replicas: tuple[HubProcess, HubProcess],
+) -> None:
+    hub_a, hub_b = replicas
+    with (
+        httpx.Client(base_url=hub_a.base_url, timeout=30) as http_a,
+        httpx.Client(base_url=hub_b.base_url, timeout=30) as http_b,
+    ):
+        on_a = McpHttpClient(http_a, project="shop", tool="replica-test")
+        on_a.initialize()
+        session_id = on_a.session_id
+        assert session_id
+
+        on_b = McpHttpClient(http_b)  # no caller headers: B must use the stored session
+        on_b.session_id = session_id
+        assert on_b.text("save_memory", {"text": "Served by B"}) == "Saved as #1 in shop."
+        assert "\nshop · " in on_a.text("get_observations", {"ids": [1]})
+        assert "source: replica-test" in on_a.text("get_observations", {"ids": [1]})
+
+        ended = http_b.delete("/mcp", headers={headers.SESSION_ID: session_id})
+        assert ended.status_code == 204, ended.text
+
+        after = on_a.post({"jsonrpc": "2.0", "id": 9, "method": "ping"})
+        assert after.status_code == 404, after.text
+        assert after.json()["error"]["code"] == -32000
+        again = http_a.delete("/mcp", headers={headers.SESSION_ID: session_id})
+        assert again.status_code == 404

@@ -1,0 +1,56 @@
+"""The official MCP Python SDK as the client, over Streamable HTTP, against a real hub."""
+
+import anyio
+import httpx2
+import pytest
+from mcp import Client, ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.types import CallToolResult, TextContent
+
+from tests.conftest import HubProcess
+
+pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
+
+DEADLINE_SECONDS = 60
+
+
+def text_of(result: CallToolResult) -> str:
+    assert not result.is_error, result
+    block = result.content[0]
+    assert isinstance(block, TextContent)
+    return block.text
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_sdk_client_saves_and_fetches_a_memory(hub: HubProcess, mode: str) -> None:
+    with anyio.fail_after(DEADLINE_SECONDS):
+        async with Client(hub.mcp_url, mode=mode) as client:
+            assert client.server_info is not None
+            assert client.server_info.name == "aletheia"
+            tools = {tool.name for tool in (await client.list_tools()).tools}
+            assert {"save_memory", "get_observations"} <= tools
+
+            memory = f"Deploys need the VPN ({mode})"
+            saved = await client.call_tool("save_memory", {"text": memory})
+            assert text_of(saved) == "Saved as #1 in default."
+            fetched = await client.call_tool("get_observations", {"ids": [1]})
+            text = text_of(fetched)
+            assert memory in text
+            assert "source: mcp" in text  # the SDK's clientInfo.name
+
+
+async def test_low_level_session_sends_the_caller_headers(hub: HubProcess) -> None:
+    headers = {"X-Aletheia-Project": "shop", "X-Aletheia-Tool": "sdk-low-level"}
+    with anyio.fail_after(DEADLINE_SECONDS):
+        async with (
+            httpx2.AsyncClient(headers=headers) as http_client,
+            streamable_http_client(hub.mcp_url, http_client=http_client) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            initialized = await session.initialize()
+            assert initialized.server_info.name == "aletheia"
+            saved = await session.call_tool("save_memory", {"text": "Checkout uses Stripe"})
+            assert text_of(saved) == "Saved as #1 in shop."
+            fetched = text_of(await session.call_tool("get_observations", {"ids": [1]}))
+            assert "Checkout uses Stripe" in fetched
+            assert "\nshop · " in fetched and "source: sdk-low-level" in fetched

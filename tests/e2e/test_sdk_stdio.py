@@ -1,0 +1,58 @@
+"""The official MCP Python SDK as the client, over stdio through `aletheia-mcp`."""
+
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.types import CallToolResult, Implementation, TextContent
+
+from tests.conftest import HubProcess
+from tests.proxy.process import PROXY
+
+pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
+
+DEADLINE_SECONDS = 60
+
+
+def text_of(result: CallToolResult) -> str:
+    assert not result.is_error, result
+    block = result.content[0]
+    assert isinstance(block, TextContent)
+    return block.text
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.parametrize(
+    ("tool", "client_name", "source"),
+    [
+        (None, None, "mcp"),  # the SDK's own clientInfo.name
+        (None, "sdk-host", "sdk-host"),
+        ("claude-code", "sdk-host", "claude-code"),  # ALETHEIA_TOOL wins
+    ],
+    ids=["sdk-client-name", "custom-client-name", "ALETHEIA_TOOL"],
+)
+async def test_sdk_over_the_stdio_proxy(
+    hub: HubProcess,
+    shop: Path,
+    mode: str,
+    tool: str | None,
+    client_name: str | None,
+    source: str,
+) -> None:
+    # The SDK passes only HOME, PATH, SHELL, ... on: every ALETHEIA_* must be given here.
+    env = {"ALETHEIA_HUB_URL": hub.mcp_url, "ALETHEIA_CWD": str(shop)}
+    if tool is not None:
+        env["ALETHEIA_TOOL"] = tool
+    server = StdioServerParameters(command=str(PROXY), env=env)
+    client_info = Implementation(name=client_name, version="1") if client_name else None
+    with anyio.fail_after(DEADLINE_SECONDS):
+        async with Client(server, mode=mode, client_info=client_info) as client:
+            assert client.server_info is not None
+            assert client.server_info.name == "aletheia"
+            saved = await client.call_tool("save_memory", {"text": "Orders ship from Lyon"})
+            assert text_of(saved) == "Saved as #1 in shop."
+            fetched = text_of(await client.call_tool("get_observations", {"ids": [1]}))
+    assert "Orders ship from Lyon" in fetched
+    assert "\nshop · " in fetched
+    assert f"source: {source}" in fetched

@@ -1,0 +1,245 @@
+"""The stdio proxy line by line: a real `aletheia-mcp` in front of a real hub process."""
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.proxy.process import (
+    INITIALIZED_NOTIFICATION,
+    PinnedHub,
+    ProxyProcess,
+    initialize_message,
+    mcp_sessions,
+    ping_message,
+    pinned_port,
+    tool_call_message,
+    tool_text,
+)
+
+pytestmark = pytest.mark.e2e
+
+MiB = 1024 * 1024
+StartProxy = Callable[[dict[str, str]], ProxyProcess]
+
+
+def cancelled_notification(request_id: int) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": {"requestId": request_id, "reason": "test"},
+    }
+
+
+def test_initialize_then_a_batch_comes_back_as_one_array_line_in_order(
+    proxy: ProxyProcess,
+) -> None:
+    reply = proxy.initialize()
+    assert reply["id"] == 0
+    assert reply["result"]["serverInfo"]["name"] == "aletheia"
+
+    proxy.send([ping_message("p-1"), tool_call_message(7, "save_memory", {"text": "Use pnpm"})])
+    answer = json.loads(proxy.read_line())
+    assert isinstance(answer, list)
+    assert [item["id"] for item in answer] == ["p-1", 7]
+    assert answer[0]["result"] == {}
+    assert tool_text(answer[1]) == "Saved as #1 in shop."
+
+
+def test_the_session_id_is_kept_for_every_later_request(proxy: ProxyProcess) -> None:
+    proxy.initialize(client_name="pytest-host")
+    saved = proxy.request(tool_call_message(1, "save_memory", {"text": "Staging needs the VPN"}))
+    assert tool_text(saved) == "Saved as #1 in shop."
+    fetched = proxy.request(tool_call_message(2, "get_observations", {"ids": [1]}))
+    text = tool_text(fetched)
+    assert "Staging needs the VPN" in text
+    assert "source: pytest-host" in text  # the tool recorded at initialize: same session
+
+
+def test_a_notification_gets_no_line(proxy: ProxyProcess) -> None:
+    proxy.initialize()
+    proxy.send(INITIALIZED_NOTIFICATION)
+    proxy.send(cancelled_notification(99))
+    # Lines are answered in order, so the next line must be the ping's reply.
+    assert proxy.request(ping_message(5)) == {"jsonrpc": "2.0", "id": 5, "result": {}}
+
+
+def test_a_line_that_is_not_json_gets_a_parse_error_with_id_null(proxy: ProxyProcess) -> None:
+    proxy.initialize()
+    reply = proxy.request(b'{"jsonrpc": "2.0", "id": 3, "method": ')
+    assert reply["id"] is None
+    assert reply["error"]["code"] == -32700
+    assert proxy.request(ping_message(4)) == {"jsonrpc": "2.0", "id": 4, "result": {}}
+
+
+def test_a_5_mib_line_gets_one_error_with_its_id_and_the_proxy_keeps_working(
+    proxy: ProxyProcess,
+) -> None:
+    proxy.initialize()
+    huge = tool_call_message(42, "save_memory", {"text": "x" * (5 * MiB)})
+    reply = proxy.request(huge)
+    assert reply["id"] == 42
+    assert reply["error"]["code"] == -32000
+    assert "413" in reply["error"]["message"] or "larger" in reply["error"]["message"]
+
+    assert proxy.request(ping_message(43)) == {"jsonrpc": "2.0", "id": 43, "result": {}}
+    saved = proxy.request(tool_call_message(44, "save_memory", {"text": "still here"}))
+    assert tool_text(saved) == "Saved as #1 in shop."
+
+
+def test_a_3_mib_line_within_the_hub_limit_is_answered(proxy: ProxyProcess) -> None:
+    proxy.initialize()
+    line = tool_call_message(8, "save_memory", {"text": "y" * (3 * MiB)})
+    assert 3 * MiB < len(json.dumps(line)) < 4 * MiB
+    reply = proxy.request(line)
+    assert reply["id"] == 8
+    result = reply["result"]
+    assert result["isError"] is True
+    assert "20000 characters" in result["content"][0]["text"]
+
+
+def test_stdout_holds_only_json_lines_and_eof_ends_the_proxy_and_its_session(
+    proxy: ProxyProcess, store_url: str
+) -> None:
+    proxy.initialize()
+    proxy.send(b"not json")
+    proxy.send([ping_message(1), INITIALIZED_NOTIFICATION, ping_message(2)])
+    proxy.send(b"")  # an empty line is skipped
+    proxy.send(tool_call_message(3, "save_memory", {"text": "line by line"}))
+    proxy.send(tool_call_message(4, "get_observations", {"ids": [1]}))
+
+    assert proxy.finish() == 0
+    replies = [json.loads(line) for line in proxy.stdout_lines]
+    assert all(line.endswith(b"\n") and line.count(b"\n") == 1 for line in proxy.stdout_lines)
+    assert len(replies) == 5
+    assert replies[1]["error"]["code"] == -32700
+    assert [item["id"] for item in replies[2]] == [1, 2]
+    assert tool_text(replies[3]) == "Saved as #1 in shop."
+    assert "line by line" in tool_text(replies[4])
+    # At end of input the proxy ends its session on the hub (DELETE /mcp).
+    sessions = mcp_sessions(store_url)
+    assert len(sessions) == 1
+    assert sessions[0][2] is not None
+
+
+@pytest.mark.parametrize("line", [b"[]", b"5"], ids=["empty-batch", "not-an-object"])
+def test_an_invalid_request_line_gets_an_invalid_request_error(
+    proxy: ProxyProcess, line: bytes
+) -> None:
+    proxy.initialize()
+    proxy.send(line)
+    proxy.send(ping_message("after"))
+    reply = proxy.read_json()
+    assert reply.get("id") is None, reply  # not the ping's reply: the line was answered
+    assert reply["error"]["code"] == -32600
+
+
+# The hub can be down: every request still gets an answer.
+
+
+@pytest.fixture
+def down_env(tmp_path: Path, shop: Path) -> dict[str, str]:
+    """A proxy environment whose ALETHEIA_HUB_URL points at a port nobody listens on."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("ALETHEIA_")}
+    env["ALETHEIA_HUB_URL"] = f"http://127.0.0.1:{pinned_port()}/mcp"
+    env["ALETHEIA_CWD"] = str(shop)
+    env["ALETHEIA_DATA_DIR"] = str(tmp_path / "data")
+    return env
+
+
+def assert_says_what_to_do(error: dict[str, Any]) -> None:
+    assert error["code"] == -32000
+    assert "aletheia-server" in error["message"]
+    assert "ALETHEIA_HUB_URL" in error["message"]
+
+
+def test_hub_down_every_request_gets_an_error_with_its_own_id(
+    start_proxy: StartProxy, down_env: dict[str, str]
+) -> None:
+    proxy = start_proxy(down_env)
+    reply = proxy.request(initialize_message("init"))
+    assert reply["id"] == "init"
+    assert_says_what_to_do(reply["error"])
+
+    proxy.send([ping_message(1), INITIALIZED_NOTIFICATION, tool_call_message(2, "save_memory", {})])
+    batch = proxy.read_json()
+    assert [item["id"] for item in batch] == [1, 2]
+    for item in batch:
+        assert_says_what_to_do(item["error"])
+
+    proxy.send(INITIALIZED_NOTIFICATION)
+    proxy.send([INITIALIZED_NOTIFICATION, cancelled_notification(1)])
+    reply = proxy.request(ping_message("next"))  # the notifications got no line
+    assert reply["id"] == "next"
+    assert_says_what_to_do(reply["error"])
+
+    assert proxy.process.poll() is None
+    assert proxy.finish() == 0
+    assert all(json.loads(line) for line in proxy.stdout_lines)
+    assert len(proxy.stdout_lines) == 3
+
+
+def test_hub_down_a_client_response_gets_no_line(
+    start_proxy: StartProxy, down_env: dict[str, str]
+) -> None:
+    proxy = start_proxy(down_env)
+    proxy.send({"jsonrpc": "2.0", "id": 9, "result": {}})
+    reply = proxy.request(ping_message("next"))
+    assert reply["id"] == "next"
+
+
+def test_a_hub_restarted_on_the_same_store_and_port_keeps_the_session(
+    start_proxy: StartProxy, hub_env: dict[str, str], shop: Path, store_url: str
+) -> None:
+    port = pinned_port()
+    hub = PinnedHub(hub_env, port)
+    try:
+        proxy = start_proxy({**hub_env, "ALETHEIA_HUB_URL": hub.mcp_url, "ALETHEIA_CWD": str(shop)})
+        proxy.initialize()
+        saved = proxy.request(tool_call_message(1, "save_memory", {"text": "Survives restarts"}))
+        assert tool_text(saved) == "Saved as #1 in shop."
+    finally:
+        hub.stop()
+    down = proxy.request(ping_message(2))
+    assert down["id"] == 2
+    assert_says_what_to_do(down["error"])
+
+    hub = PinnedHub(hub_env, port)
+    try:
+        fetched = proxy.request(tool_call_message(3, "get_observations", {"ids": [1]}))
+        assert "Survives restarts" in tool_text(fetched)
+        again = proxy.request(tool_call_message(4, "save_memory", {"text": "After the restart"}))
+        assert tool_text(again) == "Saved as #2 in shop."
+        # The session came from the store: the proxy did not have to initialize again.
+        assert len(mcp_sessions(store_url)) == 1
+        assert proxy.finish() == 0
+    finally:
+        hub.stop()
+
+
+def test_a_hub_on_a_new_store_gets_a_new_session_transparently(
+    start_proxy: StartProxy, tmp_path: Path, shop: Path
+) -> None:
+    base = {key: value for key, value in os.environ.items() if not key.startswith("ALETHEIA_")}
+    first_env = {**base, "ALETHEIA_DATABASE_URL": f"sqlite:///{tmp_path / 'first.db'}"}
+    second_env = {**base, "ALETHEIA_DATABASE_URL": f"sqlite:///{tmp_path / 'second.db'}"}
+    port = pinned_port()
+    hub = PinnedHub(first_env, port)
+    try:
+        proxy = start_proxy({**base, "ALETHEIA_HUB_URL": hub.mcp_url, "ALETHEIA_CWD": str(shop)})
+        proxy.initialize(client_name="first-host")
+        assert proxy.request(ping_message(1))["result"] == {}
+    finally:
+        hub.stop()
+    hub = PinnedHub(second_env, port)
+    try:
+        saved = proxy.request(tool_call_message(2, "save_memory", {"text": "New store"}))
+        assert tool_text(saved) == "Saved as #1 in shop."
+        fetched = tool_text(proxy.request(tool_call_message(3, "get_observations", {"ids": [1]})))
+        assert "source: first-host" in fetched  # re-initialized with the host's own initialize
+        assert proxy.finish() == 0
+    finally:
+        hub.stop()
