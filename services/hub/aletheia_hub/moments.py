@@ -4,6 +4,8 @@ from datetime import UTC, date, datetime, time
 from typing import Final
 
 DAY_MS: Final = 24 * 60 * 60 * 1000
+# Year 9999, the last moment datetime and both stores' integer columns agree on.
+MAX_MS: Final = 253_402_300_799_999
 ISO_DATE_LENGTH: Final = 10
 
 
@@ -12,11 +14,12 @@ def parse_moment(value: str | int, *, whole_day: bool = False) -> int:
 
     With whole_day, a bare date means the end of that day (an exclusive bound on the next day).
     """
-    if isinstance(value, int):
-        return value
+    if isinstance(value, int) or value.strip().isdigit():
+        moment_ms = int(value)
+        if not -MAX_MS <= moment_ms <= MAX_MS:
+            raise ValueError(f"{value} is out of range (epoch milliseconds up to year 9999).")
+        return moment_ms
     raw = value.strip()
-    if raw.isdigit():
-        return int(raw)
     try:
         if len(raw) == ISO_DATE_LENGTH:
             start = datetime.combine(date.fromisoformat(raw), time(0), tzinfo=UTC)

@@ -62,7 +62,8 @@ def observation(record: MemoryRecord) -> str:
     """The full text of one memory, as get_observations shows it."""
     lines = [
         f"#{record.id} [{record.type}] {one_line(record.title)}",
-        f"{record.project} · {iso_ms(record.created_at_ms)} · source: {record.tool}",
+        f"{one_line(record.project)} · {iso_ms(record.created_at_ms)} · "
+        f"source: {one_line(record.tool)}",
         escape_recalled(record.text),
     ]
     if record.facts:
@@ -92,14 +93,14 @@ def index_line(hit: MemoryHit) -> str:
     pinned = ", pinned" if hit.pinned else ""
     return (
         f"#{hit.id} {day(hit.created_at_ms)} [{hit.type}] {one_line(hit.title)}  "
-        f"({hit.project}, {hit.tool}{pinned})"
+        f"({one_line(hit.project)}, {one_line(hit.tool)}{pinned})"
     )
 
 
 def fact_line(fact: FactHit) -> str:
     return (
         f"fact #{fact.id}: {one_line(fact.subject)} · {one_line(fact.predicate)} · "
-        f"{one_line(fact.object)}  ({fact.project}, since {day(fact.valid_from_ms)})"
+        f"{one_line(fact.object)}  ({one_line(fact.project)}, since {day(fact.valid_from_ms)})"
     )
 
 
@@ -137,7 +138,7 @@ def fact_history(subject: str, facts: Sequence[FactRecord]) -> str:
         source = f", from #{fact.memory_id}" if fact.memory_id else ""
         lines.append(
             f"- fact #{fact.id}: {one_line(fact.subject)} · {one_line(fact.predicate)} · "
-            f"{one_line(fact.object)}  ({fact.project}, {span}{source})"
+            f"{one_line(fact.object)}  ({one_line(fact.project)}, {span}{source})"
         )
     return wrap_recalled("\n".join(lines))
 
@@ -232,7 +233,8 @@ def session_context(context: SessionContext) -> str:
         (
             "## Recent requests",
             [
-                f"- {minute(item.created_at_ms)} ({item.tool}) {one_line(item.request)[:300]}"
+                f"- {minute(item.created_at_ms)} ({one_line(item.tool)}) "
+                f"{one_line(item.request)[:300]}"
                 for item in context.requests
             ],
         )
@@ -247,25 +249,25 @@ def session_context(context: SessionContext) -> str:
         )
     )
     sections.append(("## Rules", [f"- {one_line(rule_head(rule))}" for rule in context.rules]))
-    lines = [f"# Memory for {context.project}"]
+    lines = [f"# Memory for {one_line(context.project)}"]
     size = len(lines[0])
     listed = 0
     left_out = 0
     for heading, items in sections:
-        if not items:
-            continue
-        if size + len(heading) + 1 > CONTEXT_BUDGET_CHARS:
-            left_out += sum(1 for item in items if item.startswith("- "))
-            continue
-        lines.append(heading)
-        size += len(heading) + 1
+        pending = [heading]  # headings wait for the first item that fits under them
         for item in items:
-            if size + len(item) + 1 > CONTEXT_BUDGET_CHARS:
-                left_out += 1 if item.startswith("- ") else 0
+            if not item.startswith("- "):
+                pending = [*pending[:1], item] if pending and pending[0] == heading else [item]
                 continue
+            needed = sum(len(line) + 1 for line in pending) + len(item) + 1
+            if size + needed > CONTEXT_BUDGET_CHARS:
+                left_out += 1
+                continue
+            lines.extend(pending)
             lines.append(item)
-            size += len(item) + 1
-            listed += 1 if item.startswith("- ") else 0
+            size += needed
+            listed += 1
+            pending = []
     if listed == 0:
         lines.append("Nothing saved for this project yet. save_memory stores what you learn.")
     body = "\n".join(lines)

@@ -114,7 +114,10 @@ def save_memory(
         found = _find_by_hash(session, project, digest)
         if found is None:
             raise
-        return SavedMemory(found, project, False, redacted)
+        added = record_facts(
+            session=session, project=project, facts=[f for f, _ in clean_facts], memory_id=found
+        )
+        return SavedMemory(found, project, False, redacted, added)
     index_memory(
         session=session,
         memory_id=entry.id,

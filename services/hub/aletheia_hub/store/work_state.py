@@ -32,8 +32,9 @@ def _redact_item(item: Any) -> tuple[Any, int]:
         total = 0
         cleaned = {}
         for key, value in item.items():
-            cleaned[key], count = _redact_item(value)
-            total += count
+            clean_key = redact(key)
+            cleaned[clean_key.text], count = _redact_item(value)
+            total += count + clean_key.count
         return cleaned, total
     if isinstance(item, list):
         pairs = [_redact_item(value) for value in item]

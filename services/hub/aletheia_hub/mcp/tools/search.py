@@ -51,6 +51,7 @@ class SearchArgs(ToolArgs):
     until: Moment = None
     older_than_days: int | float | None = Field(
         default=None,
+        le=3_000_000,
         ge=0,
         description="Only results older than this. The earlier of this and until wins.",
     )
@@ -114,7 +115,11 @@ def _has_filters(args: SearchArgs) -> bool:
 
 class TimelineArgs(ToolArgs):
     anchor: ItemId | None = Field(
-        default=None, description="Memory id from search. Takes priority over query."
+        default=None,
+        description=(
+            "Memory id from search. Takes priority over query. Looked up in project (default: "
+            'yours; "*" for every project).'
+        ),
     )
     query: str | None = Field(
         default=None, max_length=2000, description="Finds the anchor when anchor is not given."
@@ -127,13 +132,11 @@ class TimelineArgs(ToolArgs):
 def timeline(args: TimelineArgs, ctx: ToolContext) -> str:
     if args.anchor is None and not (args.query or "").strip():
         return "Nothing to anchor on."
-    # An anchor id may come from a search over every project; a query looks in the default one.
-    requested = args.project if args.project is not None or args.anchor is None else "*"
     anchor = timeline_store.find_anchor(
         session=ctx.session,
         anchor_id=args.anchor,
         query=args.query,
-        projects=ctx.projects(requested),
+        projects=ctx.projects(args.project),
     )
     if anchor is None:
         return "Nothing to anchor on."

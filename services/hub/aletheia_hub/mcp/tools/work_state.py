@@ -1,8 +1,8 @@
 """work_state_read and work_state_write."""
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import Field, WithJsonSchema
 
 from aletheia_hub.mcp import formats
 from aletheia_hub.mcp.context import ToolContext
@@ -15,6 +15,12 @@ LIST_NAME_DESCRIPTION = "The list name, matched exactly after trimming."
 # Accepted by the schema so that a wrong item gets a message naming it, not a type error.
 Item = str | int | float | bool | dict[str, Any] | list[Any] | None
 Items = list[Item]
+ITEMS_SCHEMA: dict[str, Any] = {
+    "type": "array",
+    "maxItems": 1000,
+    "items": {"type": ["string", "number", "boolean", "object"]},
+    "description": "Strings, numbers, booleans or plain objects: the full list.",
+}
 
 
 def _list_name(raw: str) -> str:
@@ -35,9 +41,7 @@ def _check_items(items: Items) -> None:
 
 class WorkStateWriteArgs(ToolArgs):
     list: str = Field(min_length=1, max_length=200, description=LIST_NAME_DESCRIPTION)
-    items: Items = Field(
-        max_length=1000, description="Strings, numbers, booleans or plain objects: the full list."
-    )
+    items: Annotated[Items, WithJsonSchema(ITEMS_SCHEMA)] = Field(max_length=1000)
     project: ProjectArg = None
 
 

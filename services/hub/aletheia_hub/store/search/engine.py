@@ -60,15 +60,21 @@ def search(*, session: Session, query: SearchQuery) -> SearchResult:
 def _weigh_terms(
     session: Session, backend: ModuleType, terms: list[str]
 ) -> tuple[list[str], list[str], list[float]]:
-    """Drop very common terms from a large corpus; weigh the rest by rarity (idf)."""
-    corpus = session.execute(select(func.max(Entry.__table__.c.id))).scalar_one() or 0  # type: ignore[attr-defined]
-    if corpus < COMMON_MIN_CORPUS:
+    """Drop very common terms from a large corpus; weigh the rest by rarity (idf).
+
+    SQLite's bm25 weighs rarity itself, so there frequencies are looked up only to drop
+    common words from a large corpus; PostgreSQL ranks with the weights at every size.
+    """
+    entries: Table = Entry.__table__  # type: ignore[attr-defined]
+    corpus = session.execute(select(func.max(entries.c.id))).scalar_one() or 0
+    large = corpus >= COMMON_MIN_CORPUS
+    if not large and not backend.RANKS_WITH_WEIGHTS:
         return terms, [], [1.0] * len(terms)
-    cap = int(corpus * COMMON_SHARE) + 1
+    cap = int(corpus * COMMON_SHARE) + 1 if large else corpus + 1
     frequencies = {term: backend.document_frequency(session, term, cap) for term in terms}
-    kept = [term for term in terms if frequencies[term] < cap] or terms
+    kept = [term for term in terms if frequencies[term] < cap] or terms if large else terms
     common = [term for term in terms if term not in kept]
-    weights = [math.log(1 + corpus / (frequencies[term] + 1)) for term in kept]
+    weights = [math.log(1 + (corpus + 1) / (frequencies[term] + 1)) for term in kept]
     return kept, common, weights
 
 

@@ -11,6 +11,8 @@ from aletheia_hub.store.search.filters import date_order, fact_filters, hit_colu
 from aletheia_hub.store.search.model import FactHit, MemoryHit, SearchQuery
 from aletheia_hub.store.search.terms import index_terms
 
+# Whether match_memories ranks with the idf weights search() passes in.
+RANKS_WITH_WEIGHTS = True
 CONFIG = "simple"  # terms are stemmed already; PostgreSQL only splits and matches them
 
 

@@ -1,8 +1,9 @@
 """Keyword search on SQLite FTS5, ranked with bm25 (title above text)."""
 
 from collections.abc import Sequence
+from typing import Any
 
-from sqlalchemy import Table, column, literal_column, select, text
+from sqlalchemy import Select, Table, column, literal_column, select, text
 from sqlalchemy import table as sql_table
 from sqlmodel import Session
 
@@ -12,8 +13,12 @@ from aletheia_hub.store.search.model import FactHit, MemoryHit, SearchQuery
 from aletheia_hub.store.search.terms import index_terms, project_term
 
 # bm25 column weights: project_term, title, body, files.
+# Whether match_memories ranks with the idf weights search() passes in.
+RANKS_WITH_WEIGHTS = False
 MEMORY_RANK = "bm25(memories_fts, 0.0, 4.0, 1.0, 2.0)"
 FACT_RANK = "bm25(facts_fts, 0.0, 1.0)"
+SHORTLIST_MIN = 60
+SHORTLIST_FACTOR = 3
 MEMORIES_FTS = sql_table("memories_fts", column("rowid"))
 FACTS_FTS = sql_table("facts_fts", column("rowid"))
 
@@ -69,26 +74,65 @@ def match_memories(
 ) -> list[MemoryHit]:
     if query.projects is not None and not query.projects:
         return []
+    match = _match_expression("title body files", terms, query.projects)
+    if query.order == "relevance":
+        # Rank inside FTS5 and join only the best few: joining and sorting every match costs
+        # as much as the matches are many. Filters may leave too few; then rank them all.
+        wanted = query.offset + query.limit
+        shortlist = max(SHORTLIST_MIN, wanted * SHORTLIST_FACTOR)
+        hits = _ranked(session, query, match, shortlist)
+        if len(hits) >= wanted or not _shortlist_was_full(session, match, shortlist):
+            return hits[query.offset : wanted]
+        return _ranked(session, query, match, None)[query.offset : wanted]
     table: Table = Memory.__table__  # type: ignore[attr-defined]
-    order = (
-        [literal_column(MEMORY_RANK).asc(), table.c.id.desc()]
-        if query.order == "relevance"
-        else date_order(table, query)
-    )
     statement = (
         select(*hit_columns(table))
         .select_from(table.join(MEMORIES_FTS, MEMORIES_FTS.c.rowid == table.c.id))
-        .where(
-            literal_column("memories_fts").op("MATCH")(
-                _match_expression("title body files", terms, query.projects)
-            )
-        )
+        .where(literal_column("memories_fts").op("MATCH")(match))
         .where(memory_filters(table, query))
-        .order_by(*order)
+        .order_by(*date_order(table, query))
         .limit(query.limit)
         .offset(query.offset)
     )
     return [MemoryHit(*row) for row in session.execute(statement)]
+
+
+def _ranked(
+    session: Session, query: SearchQuery, match: str, shortlist: int | None
+) -> list[MemoryHit]:
+    """Matches in bm25 order (best first), from the top `shortlist` FTS rows or from all."""
+    table: Table = Memory.__table__  # type: ignore[attr-defined]
+    ranked: Select[Any] = (
+        select(
+            literal_column("memories_fts.rowid").label("rowid"),
+            literal_column(MEMORY_RANK).label("rank"),
+        )
+        .select_from(MEMORIES_FTS)
+        .where(literal_column("memories_fts").op("MATCH")(match))
+        .order_by(literal_column("rank"), literal_column("memories_fts.rowid").desc())
+    )
+    if shortlist is not None:
+        ranked = ranked.limit(shortlist)
+    top = ranked.subquery("top")
+    statement = (
+        select(*hit_columns(table))
+        .select_from(top.join(table, table.c.id == top.c.rowid))
+        .where(memory_filters(table, query))
+        .order_by(top.c.rank.asc(), table.c.id.desc())
+        .limit(query.offset + query.limit)
+    )
+    return [MemoryHit(*row) for row in session.execute(statement)]
+
+
+def _shortlist_was_full(session: Session, match: str, shortlist: int) -> bool:
+    found = session.execute(
+        text(
+            "SELECT count(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH :match "
+            "LIMIT :cap)"
+        ),
+        {"match": match, "cap": shortlist},
+    ).scalar_one()
+    return int(found) >= shortlist
 
 
 def match_facts(
