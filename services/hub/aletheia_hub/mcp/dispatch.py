@@ -76,13 +76,8 @@ class Dispatcher:
             if isinstance(message, dict) and message.get("method") == "tools/call":
                 params = message.get("params")
                 params = params if isinstance(params, dict) else {}
-                name = params.get("name")
                 tool_call.audit_call(
-                    self.db,
-                    state,
-                    name if isinstance(name, str) and name else "?",
-                    params.get("arguments"),
-                    "rate-limited",
+                    self.db, state, params.get("name"), params.get("arguments"), "rate-limited"
                 )
 
     def handle(self, message: Any, state: CallState) -> Response | None:

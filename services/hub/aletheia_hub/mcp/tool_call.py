@@ -22,49 +22,65 @@ if TYPE_CHECKING:
 def call_tool(
     db: Database, registry: Registry, params: Mapping[str, Any], state: "CallState"
 ) -> dict[str, Any]:
-    """Run one tools/call request and return its result (isError on tool failure)."""
+    """Run one tools/call request and return its result (isError on tool failure).
+
+    Every call by a token leaves one audit row, however it ends.
+    """
     name = params.get("name")
+    arguments = params.get("arguments")
+    outcome: Outcome = "error"
+    try:
+        tool = _find_tool(registry, name)
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, dict):
+            raise RpcError(jsonrpc.INVALID_PARAMS, "Invalid params: arguments must be an object.")
+        try:
+            text = _run(db, tool, arguments, state)
+            outcome = "ok"
+        except auth.AccessDenied as error:
+            outcome, text = "refused", error.message
+        except (ToolError, StoreError) as error:
+            text = error.message
+        return tool_result(text, is_error=outcome != "ok")
+    finally:
+        if state.principal.token_id is not None:
+            audit_call(db, state, name, arguments, outcome)
+
+
+def _find_tool(registry: Registry, name: Any) -> Tool:
     if not isinstance(name, str) or not name:
         raise RpcError(jsonrpc.INVALID_PARAMS, "Invalid params: tools/call needs a tool name.")
     tool = registry.find(name)
     if tool is None:
         raise RpcError(jsonrpc.INVALID_PARAMS, f"Unknown tool: {name}")
-    arguments = params.get("arguments")
-    if arguments is None:
-        arguments = {}
-    if not isinstance(arguments, dict):
-        raise RpcError(jsonrpc.INVALID_PARAMS, "Invalid params: arguments must be an object.")
-    outcome: Outcome = "ok"
-    try:
-        text = _run(db, tool, arguments, state)
-    except auth.AccessDenied as error:
-        outcome, text = "refused", error.message
-    except (ToolError, StoreError) as error:
-        outcome, text = "error", error.message
-    if state.principal.token_id is not None:
-        audit_call(db, state, tool.name, arguments, outcome)
-    return tool_result(text, is_error=outcome != "ok")
+    return tool
 
 
 def audit_call(
-    db: Database, state: "CallState", tool_name: str, arguments: Any, outcome: Outcome
+    db: Database, state: "CallState", tool_name: Any, arguments: Any, outcome: Outcome
 ) -> None:
     """One audit row for a tools/call: the project it addressed, never its arguments."""
     requested = arguments.get("project") if isinstance(arguments, dict) else None
-    if isinstance(requested, str) and requested:
-        project: str | None = requested[:200]
-    elif state.principal.default_project:
-        project = state.principal.default_project
-    else:
-        project = state.session.project if state.session else None
+    project = _printable(requested, 200) if isinstance(requested, str) else ""
+    if not project:
+        project = state.principal.default_project or (
+            state.session.project if state.session else ""
+        )
+    tool = _printable(tool_name, 100) if isinstance(tool_name, str) else ""
     with db.write_session() as session:
         record_call(
             session=session,
             token_id=state.principal.token_id,
-            tool=tool_name,
-            project=project,
+            tool=tool or "?",
+            project=project or None,
             result=outcome,
         )
+
+
+def _printable(value: str, limit: int) -> str:
+    """A name fit for the audit table: no control characters, bounded length."""
+    return "".join(char for char in value if char.isprintable())[:limit]
 
 
 def tool_result(text: str, *, is_error: bool) -> dict[str, Any]:

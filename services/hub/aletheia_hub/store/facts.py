@@ -132,11 +132,6 @@ def active_facts(*, session: Session, project: str, limit: int) -> list[FactReco
     return [_record(row) for row in rows]
 
 
-def existing_fact_ids(*, session: Session, ids: Sequence[int]) -> set[int]:
-    table = _table()
-    return set(session.execute(select(table.c.id).where(table.c.id.in_(list(ids)))).scalars())
-
-
 def _record(row: object) -> FactRecord:
     return FactRecord(
         id=row.id,  # type: ignore[attr-defined]

@@ -13,8 +13,7 @@ from sqlmodel import Session
 from aletheia_hub.redact import redact
 from aletheia_hub.store.clock import now_ms
 from aletheia_hub.store.errors import StoreError
-from aletheia_hub.store.facts import existing_fact_ids
-from aletheia_hub.store.models import Memory, Rule
+from aletheia_hub.store.models import Fact, Memory, Rule
 
 ALWAYS: Final = "always"
 RECHECK_AFTER_MS: Final = 90 * 24 * 60 * 60 * 1000
@@ -60,9 +59,13 @@ def add_rule(
     source: str,
     evidence_memory_ids: Sequence[int] = (),
     evidence_fact_ids: Sequence[int] = (),
+    visible_projects: Sequence[str] | None = None,
 ) -> AddedRule:
-    """Add a rule, or name the identical one that exists; evidence ids must exist."""
-    _check_evidence(session, evidence_memory_ids, evidence_fact_ids)
+    """Add a rule, or name the identical one that exists.
+
+    Evidence ids must exist in the projects the caller may see (None: every project).
+    """
+    _check_evidence(session, evidence_memory_ids, evidence_fact_ids, visible_projects)
     clean_then, clean_when = redact(then), redact(when or ALWAYS)
     digest = rule_hash(clean_when.text, clean_then.text, scope_tier, scope_name)
     table = _table()
@@ -91,19 +94,37 @@ def add_rule(
     return AddedRule(id=rule.id, created=True, redacted=redacted)
 
 
-def _check_evidence(session: Session, memory_ids: Sequence[int], fact_ids: Sequence[int]) -> None:
-    if memory_ids:
-        table = Memory.__table__  # type: ignore[attr-defined]
-        found = set(
-            session.execute(select(table.c.id).where(table.c.id.in_(list(memory_ids)))).scalars()
-        )
-        missing = sorted(set(memory_ids) - found)
+def _check_evidence(
+    session: Session,
+    memory_ids: Sequence[int],
+    fact_ids: Sequence[int],
+    projects: Sequence[str] | None,
+) -> None:
+    tables: tuple[tuple[str, Table, Sequence[int]], ...] = (
+        ("memory", Memory.__table__, memory_ids),  # type: ignore[attr-defined]
+        ("fact", Fact.__table__, fact_ids),  # type: ignore[attr-defined]
+    )
+    for kind, table, ids in tables:
+        if not ids:
+            continue
+        query = select(table.c.id).where(table.c.id.in_(list(ids)))
+        if projects is not None:
+            query = query.where(table.c.project.in_(list(projects)))
+        missing = sorted(set(ids) - set(session.execute(query).scalars()))
         if missing:
-            raise StoreError(f"Unknown evidence memory id: {', '.join(map(str, missing))}.")
-    if fact_ids:
-        missing = sorted(set(fact_ids) - existing_fact_ids(session=session, ids=fact_ids))
-        if missing:
-            raise StoreError(f"Unknown evidence fact id: {', '.join(map(str, missing))}.")
+            raise StoreError(f"Unknown evidence {kind} id: {', '.join(map(str, missing))}.")
+
+
+def rule_project(*, session: Session, rule_id: str) -> str | None:
+    """The project a project-scoped rule belongs to (None for other scopes or no such rule)."""
+    table = _table()
+    row = session.execute(
+        select(table.c.scope_tier, table.c.scope_name).where(table.c.id == rule_id)
+    ).first()
+    if row is None or row.scope_tier != "project":
+        return None
+    name: str | None = row.scope_name
+    return name
 
 
 def list_rules(

@@ -62,6 +62,7 @@ def add_rule(args: AddRuleArgs, ctx: ToolContext) -> str:
         source=ctx.caller_tool,
         evidence_memory_ids=args.evidence_memory_ids,
         evidence_fact_ids=args.evidence_fact_ids,
+        visible_projects=ctx.projects("*"),
     )
     return formats.rule_saved(added.id, added.created, added.redacted)
 
@@ -71,8 +72,11 @@ class ConfirmRuleArgs(ToolArgs):
 
 
 def confirm_rule(args: ConfirmRuleArgs, ctx: ToolContext) -> str:
-    auth.check_project(ctx.principal, ctx.project(None))
-    at = rules.confirm_rule(session=ctx.session, rule_id=args.id.strip())
+    rule_id = args.id.strip()
+    scope_project = rules.rule_project(session=ctx.session, rule_id=rule_id)
+    if scope_project is not None:
+        auth.check_project(ctx.principal, scope_project)
+    at = rules.confirm_rule(session=ctx.session, rule_id=rule_id)
     return formats.rule_confirmed(args.id.strip(), at)
 
 

@@ -130,13 +130,11 @@ class TimelineArgs(ToolArgs):
 
 
 def timeline(args: TimelineArgs, ctx: ToolContext) -> str:
+    projects = ctx.projects(args.project)  # refused first, whatever else is missing
     if args.anchor is None and not (args.query or "").strip():
         return "Nothing to anchor on."
     anchor = timeline_store.find_anchor(
-        session=ctx.session,
-        anchor_id=args.anchor,
-        query=args.query,
-        projects=ctx.projects(args.project),
+        session=ctx.session, anchor_id=args.anchor, query=args.query, projects=projects
     )
     if anchor is None:
         return "Nothing to anchor on."

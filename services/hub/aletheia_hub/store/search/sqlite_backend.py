@@ -102,7 +102,7 @@ def _ranked(
 ) -> list[MemoryHit]:
     """Matches in bm25 order (best first), from the top `shortlist` FTS rows or from all."""
     table: Table = Memory.__table__  # type: ignore[attr-defined]
-    ranked: Select[Any] = (
+    ranked: Select[Any, Any] = (
         select(
             literal_column("memories_fts.rowid").label("rowid"),
             literal_column(MEMORY_RANK).label("rank"),
