@@ -36,13 +36,17 @@ def postgres_problem() -> str | None:
     return _postgres_state["problem"]
 
 
-def require_postgres() -> None:
-    problem = postgres_problem()
+def require_service(problem: str | None, service: str) -> None:
+    """Skip when a service is missing; with CI=true fail instead, so CI always runs the suite."""
     if problem is None:
         return
     if IN_CI:
-        pytest.fail(f"{problem} (CI=true: the PostgreSQL suites must run)")
+        pytest.fail(f"{problem} (CI=true: the {service} suites must run)")
     pytest.skip(problem)
+
+
+def require_postgres() -> None:
+    require_service(postgres_problem(), "PostgreSQL")
 
 
 @pytest.fixture

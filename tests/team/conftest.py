@@ -23,11 +23,11 @@ from aletheia_hub.store.migrate import upgrade_to_head
 from aletheia_shared import headers, jsonrpc
 from tests.conftest import (
     BIN,
-    IN_CI,
     POSTGRES_DSN,
     POSTGRES_URL,
     free_port,
     require_postgres,
+    require_service,
     wait_until_ready,
 )
 from tests.helpers import McpHttpClient
@@ -54,12 +54,7 @@ def redis_problem() -> str | None:
 
 def require_redis() -> None:
     """Skip without Redis; with CI=true a missing Redis fails the test instead."""
-    problem = redis_problem()
-    if problem is None:
-        return
-    if IN_CI:
-        pytest.fail(f"{problem} (CI=true: the Redis suites must run)")
-    pytest.skip(problem)
+    require_service(redis_problem(), "Redis")
 
 
 # --- tokens and stores -------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 import secrets
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import select, update
 from sqlmodel import Session
@@ -52,16 +53,7 @@ def find_active_session(*, session: Session, session_id: str) -> SessionInfo | N
     row = session.execute(
         select(table).where(table.c.id == session_id, table.c.ended_at_ms.is_(None))
     ).first()
-    if row is None:
-        return None
-    return SessionInfo(
-        id=row.id,
-        protocol_version=row.protocol_version,
-        client_name=row.client_name,
-        tool=row.tool,
-        project=row.project,
-        token_id=row.token_id,
-    )
+    return _info(row) if row is not None else None
 
 
 def end_session(*, session: Session, session_id: str) -> bool:
@@ -75,7 +67,8 @@ def end_session(*, session: Session, session_id: str) -> bool:
     return bool(result.rowcount)  # type: ignore[attr-defined]
 
 
-def _info(row: McpSession) -> SessionInfo:
+def _info(row: Any) -> SessionInfo:
+    """A session row (ORM object or Core row) as SessionInfo."""
     return SessionInfo(
         id=row.id,
         protocol_version=row.protocol_version,

@@ -50,12 +50,16 @@ def index_fact(session: Session, fact_id: int, project: str, body: str) -> None:
 
 def document_frequency(session: Session, term: str, cap: int) -> int:
     """How many memories hold a term (counting stops at cap)."""
+    return _count_matches(session, f'{{title body files}} : "{term}"', cap)
+
+
+def _count_matches(session: Session, match: str, cap: int) -> int:
     found = session.execute(
         text(
             "SELECT count(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH :match "
             "LIMIT :cap)"
         ),
-        {"match": f'{{title body files}} : "{term}"', "cap": cap},
+        {"match": match, "cap": cap},
     ).scalar_one()
     return int(found)
 
@@ -125,14 +129,7 @@ def _ranked(
 
 
 def _shortlist_was_full(session: Session, match: str, shortlist: int) -> bool:
-    found = session.execute(
-        text(
-            "SELECT count(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH :match "
-            "LIMIT :cap)"
-        ),
-        {"match": match, "cap": shortlist},
-    ).scalar_one()
-    return int(found) >= shortlist
+    return _count_matches(session, match, shortlist) >= shortlist
 
 
 def match_facts(
