@@ -8,6 +8,7 @@ from fastapi import FastAPI
 from starlette.concurrency import run_in_threadpool
 
 from aletheia_hub import health
+from aletheia_hub.api import requests
 from aletheia_hub.guard import OriginHostGuard, is_loopback_bind
 from aletheia_hub.http_auth import AuthenticationError, authentication_error_handler
 from aletheia_hub.mcp import endpoint
@@ -58,6 +59,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.add_exception_handler(AuthenticationError, authentication_error_handler)
     app.include_router(health.router)
     app.include_router(endpoint.router)
+    app.include_router(requests.router)
     app.add_middleware(
         OriginHostGuard,
         check_host=is_loopback_bind(settings.host),
