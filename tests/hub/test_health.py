@@ -1,5 +1,6 @@
 """Liveness and readiness probes."""
 
+import os
 from pathlib import Path
 
 from fastapi.testclient import TestClient
@@ -9,10 +10,10 @@ from aletheia_hub.settings import Settings
 from aletheia_shared import __version__
 
 
-def test_healthz_answers_ok_with_the_version(http: TestClient) -> None:
+def test_healthz_answers_ok_with_the_version_and_the_serving_pid(http: TestClient) -> None:
     response = http.get("/healthz")
     assert response.status_code == 200
-    assert response.json() == {"status": "ok", "version": __version__}
+    assert response.json() == {"status": "ok", "version": __version__, "pid": os.getpid()}
 
 
 def test_readyz_is_ready_after_startup(http: TestClient) -> None:
