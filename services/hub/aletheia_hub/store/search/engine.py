@@ -1,6 +1,7 @@
 """One search() over either backend: facts first, then memories; file lookups by path."""
 
 import math
+import time
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, Final
@@ -19,6 +20,8 @@ MAX_FACT_HITS: Final = 10
 # (unless every word of the query is that common).
 COMMON_SHARE: Final = 0.25
 COMMON_MIN_CORPUS: Final = 1_000
+FREQUENCY_TTL_SECONDS: Final = 300.0
+FREQUENCY_CACHE_SIZE: Final = 10_000
 
 
 def backend_for(session: Session) -> ModuleType:
@@ -71,11 +74,32 @@ def _weigh_terms(
     if not large and not backend.RANKS_WITH_WEIGHTS:
         return terms, [], [1.0] * len(terms)
     cap = int(corpus * COMMON_SHARE) + 1 if large else corpus + 1
-    frequencies = {term: backend.document_frequency(session, term, cap) for term in terms}
+    frequencies = {term: _cached_frequency(session, backend, term, cap) for term in terms}
     kept = [term for term in terms if frequencies[term] < cap] or terms if large else terms
     common = [term for term in terms if term not in kept]
     weights = [math.log(1 + (corpus + 1) / (frequencies[term] + 1)) for term in kept]
     return kept, common, weights
+
+
+def _cached_frequency(session: Session, backend: ModuleType, term: str, cap: int) -> int:
+    """A term's document frequency, remembered a few minutes per pooled connection.
+
+    Frequencies drift slowly and only steer ranking, so a recent count serves as well as an
+    exact one and saves a scan of the term's matches on every query.
+    """
+    cache: dict[tuple[str, int], tuple[float, int]] = session.connection().info.setdefault(
+        "aletheia_document_frequency", {}
+    )
+    now = time.monotonic()
+    key = (term, cap)
+    found = cache.get(key)
+    if found is not None and now - found[0] < FREQUENCY_TTL_SECONDS:
+        return found[1]
+    if len(cache) >= FREQUENCY_CACHE_SIZE:
+        cache.clear()
+    count: int = backend.document_frequency(session, term, cap)
+    cache[key] = (now, count)
+    return count
 
 
 def _by_file(session: Session, query: SearchQuery) -> list[MemoryHit]:

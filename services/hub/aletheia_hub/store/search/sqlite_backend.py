@@ -19,6 +19,7 @@ MEMORY_RANK = "bm25(memories_fts, 0.0, 4.0, 1.0, 2.0)"
 FACT_RANK = "bm25(facts_fts, 0.0, 1.0)"
 SHORTLIST_MIN = 60
 SHORTLIST_FACTOR = 3
+RANK_WINDOW = 2_000
 MEMORIES_FTS = sql_table("memories_fts", column("rowid"))
 FACTS_FTS = sql_table("facts_fts", column("rowid"))
 
@@ -82,12 +83,15 @@ def match_memories(
     if query.order == "relevance":
         # Rank inside FTS5 and join only the best few: joining and sorting every match costs
         # as much as the matches are many. Filters may leave too few; then rank them all.
+        # A very broad query (thousands of matches) is ranked within its newest RANK_WINDOW
+        # matches: bm25 costs per match, and for words that common, recency decides anyway.
         wanted = query.offset + query.limit
         shortlist = max(SHORTLIST_MIN, wanted * SHORTLIST_FACTOR)
-        hits = _ranked(session, query, match, shortlist)
+        floor = _window_floor(session, match)
+        hits = _ranked(session, query, match, shortlist, floor)
         if len(hits) >= wanted or not _shortlist_was_full(session, match, shortlist):
             return hits[query.offset : wanted]
-        return _ranked(session, query, match, None)[query.offset : wanted]
+        return _ranked(session, query, match, None, None)[query.offset : wanted]
     table: Table = Memory.__table__  # type: ignore[attr-defined]
     statement = (
         select(*hit_columns(table))
@@ -101,8 +105,24 @@ def match_memories(
     return [MemoryHit(*row) for row in session.execute(statement)]
 
 
+def _window_floor(session: Session, match: str) -> int | None:
+    """The rowid below which matches fall outside the ranking window (None: all fit)."""
+    floor: int | None = session.execute(
+        text(
+            "SELECT rowid FROM memories_fts WHERE memories_fts MATCH :match "
+            "ORDER BY rowid DESC LIMIT 1 OFFSET :window"
+        ),
+        {"match": match, "window": RANK_WINDOW},
+    ).scalar_one_or_none()
+    return floor
+
+
 def _ranked(
-    session: Session, query: SearchQuery, match: str, shortlist: int | None
+    session: Session,
+    query: SearchQuery,
+    match: str,
+    shortlist: int | None,
+    floor: int | None,
 ) -> list[MemoryHit]:
     """Matches in bm25 order (best first), from the top `shortlist` FTS rows or from all."""
     table: Table = Memory.__table__  # type: ignore[attr-defined]
@@ -115,6 +135,8 @@ def _ranked(
         .where(literal_column("memories_fts").op("MATCH")(match))
         .order_by(literal_column("rank"), literal_column("memories_fts.rowid").desc())
     )
+    if floor is not None:
+        ranked = ranked.where(literal_column("memories_fts.rowid") > floor)
     if shortlist is not None:
         ranked = ranked.limit(shortlist)
     top = ranked.subquery("top")
