@@ -1,12 +1,10 @@
 """Console scripts: aletheia-server, aletheia-sync and the aletheia CLI."""
 
 import argparse
-import shutil
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from aletheia_hub.commands import audit, links
+from aletheia_hub.commands import audit, connect, links
 from aletheia_hub.settings import Settings
 from aletheia_shared import __version__, env
 
@@ -34,17 +32,12 @@ def _settings(args: argparse.Namespace, **overrides: object) -> Settings:
     return Settings(**values)  # type: ignore[arg-type]
 
 
-def _proxy_command() -> str:
-    found = shutil.which("aletheia-mcp") or str(Path(sys.executable).with_name("aletheia-mcp"))
-    return found
-
-
 def _print_connect_hint(settings: Settings) -> None:
     url = f"http://{settings.host}:{settings.port}/mcp"
     print(f"Aletheia hub {__version__} listening on {url}", flush=True)
     print(f"Store: {settings.resolved_database_url()}", flush=True)
     print("Connect Claude Code (stdio, through the proxy):", flush=True)
-    print(f"  claude mcp add --scope user aletheia -- {_proxy_command()}", flush=True)
+    print(f"  claude mcp add --scope user aletheia -- {connect.proxy_command()}", flush=True)
     print("or over HTTP:", flush=True)
     print(f"  claude mcp add --scope user --transport http aletheia {url}", flush=True)
     print("Stop with Ctrl+C.", flush=True)
@@ -112,6 +105,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     links.add_parser(commands)
     audit.add_parser(commands)
+    connect.add_parser(commands)
     args = parser.parse_args(argv)
     if args.command == "serve":
         serve(_settings(args), quiet=args.quiet)
@@ -119,3 +113,5 @@ def main(argv: Sequence[str] | None = None) -> None:
         raise SystemExit(links.run(args))
     elif args.command == "audit":
         raise SystemExit(audit.run(args))
+    elif args.command == "connect":
+        raise SystemExit(connect.run(args))
