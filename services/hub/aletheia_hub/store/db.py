@@ -24,7 +24,9 @@ class Database:
             self.engine = _sqlite_engine(url, begin="BEGIN")
             self._write_engine = _sqlite_engine(url, begin="BEGIN IMMEDIATE")
         else:
-            self.engine = create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+            self.engine = create_engine(
+                url, pool_pre_ping=True, pool_size=10, max_overflow=20, hide_parameters=True
+            )
             self._write_engine = self.engine
         self._write_lock = threading.Lock() if self.is_sqlite else None
 
@@ -68,7 +70,9 @@ def _ensure_sqlite_folder(url: str) -> None:
 
 def _sqlite_engine(url: str, *, begin: str) -> Engine:
     engine = create_engine(
-        url, connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}
+        url,
+        connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
+        hide_parameters=True,  # error messages and logs never carry stored values
     )
 
     @event.listens_for(engine, "connect")
