@@ -5,12 +5,14 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
 from aletheia_hub import health
 from aletheia_hub.api import requests
 from aletheia_hub.guard import OriginHostGuard, is_loopback_bind
 from aletheia_hub.http_auth import AuthenticationError, authentication_error_handler
+from aletheia_hub.http_errors import store_unavailable_handler
 from aletheia_hub.mcp import endpoint
 from aletheia_hub.mcp.dispatch import Dispatcher
 from aletheia_hub.mcp.registry import Registry
@@ -57,6 +59,7 @@ def create_app(settings: Settings) -> FastAPI:
         else None
     )
     app.add_exception_handler(AuthenticationError, authentication_error_handler)
+    app.add_exception_handler(SQLAlchemyError, store_unavailable_handler)
     app.include_router(health.router)
     app.include_router(endpoint.router)
     app.include_router(requests.router)
