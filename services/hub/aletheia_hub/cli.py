@@ -37,7 +37,11 @@ def _print_connect_hint(settings: Settings) -> None:
     print(f"Aletheia hub {__version__} listening on {url}", flush=True)
     print(f"Store: {settings.resolved_database_url()}", flush=True)
     print("Connect Claude Code (stdio, through the proxy):", flush=True)
-    print(f"  claude mcp add --scope user aletheia -- {connect.proxy_command()}", flush=True)
+    port_env = f"-e ALETHEIA_PORT={settings.port} " if settings.port != env.DEFAULT_PORT else ""
+    print(
+        f"  claude mcp add --scope user aletheia {port_env}-- {connect.proxy_command()}",
+        flush=True,
+    )
     print("or over HTTP:", flush=True)
     print(f"  claude mcp add --scope user --transport http aletheia {url}", flush=True)
     print("Stop with Ctrl+C.", flush=True)
