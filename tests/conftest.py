@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -49,9 +50,9 @@ def require_postgres() -> None:
     require_service(postgres_problem(), "PostgreSQL")
 
 
-@pytest.fixture
-def postgres_schema_url() -> Iterator[str]:
-    """A fresh, empty PostgreSQL schema in database `test`, dropped afterwards."""
+@contextmanager
+def fresh_postgres_schema() -> Iterator[str]:
+    """The URL of a new, empty PostgreSQL schema in database `test`, dropped afterwards."""
     require_postgres()
     schema = f"t_{secrets.token_hex(6)}"
     with psycopg.connect(POSTGRES_DSN, autocommit=True) as connection:
@@ -61,6 +62,13 @@ def postgres_schema_url() -> Iterator[str]:
     finally:
         with psycopg.connect(POSTGRES_DSN, autocommit=True) as connection:
             connection.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
+@pytest.fixture
+def postgres_schema_url() -> Iterator[str]:
+    """A fresh, empty PostgreSQL schema in database `test`, dropped afterwards."""
+    with fresh_postgres_schema() as url:
+        yield url
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -131,15 +139,20 @@ class HubProcess:
         wait_until_ready(self.base_url, self.process)
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
+        stop_process(self.process)
         if self.process.stderr is not None:
             self.process.stderr.close()
+
+
+def stop_process(process: "subprocess.Popen[bytes]", timeout: float = 10) -> None:
+    """Terminate a child process, and kill it if it does not exit in time."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=timeout)
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from typing import Any, Final
 
 import sqlalchemy
 
-from tests.conftest import BIN, wait_until_ready
+from tests.conftest import BIN, stop_process, wait_until_ready
 
 PROXY: Final = BIN / "aletheia-mcp"
 SERVER: Final = BIN / "aletheia-server"
@@ -263,13 +263,7 @@ class PinnedHub:
         return self.log.read().decode(errors="replace")
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=EXIT_SECONDS)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=EXIT_SECONDS)
+        stop_process(self.process, EXIT_SECONDS)
         self.log.close()
 
 

@@ -1,7 +1,6 @@
 """Team hub fixtures: tokens, in-process team apps, real `aletheia-sync` processes, Redis."""
 
 import os
-import secrets
 import subprocess
 import tempfile
 from collections.abc import Callable, Iterator
@@ -9,7 +8,6 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, Final
 
-import psycopg
 import pytest
 import redis
 import sqlalchemy
@@ -23,11 +21,10 @@ from aletheia_hub.store.migrate import upgrade_to_head
 from aletheia_shared import headers, jsonrpc
 from tests.conftest import (
     BIN,
-    POSTGRES_DSN,
-    POSTGRES_URL,
     free_port,
-    require_postgres,
+    fresh_postgres_schema,
     require_service,
+    stop_process,
     wait_until_ready,
 )
 from tests.helpers import McpHttpClient
@@ -226,13 +223,7 @@ class SyncHub:
         return self.log.read().decode(errors="replace")
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=EXIT_SECONDS)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=EXIT_SECONDS)
+        stop_process(self.process, EXIT_SECONDS)
 
 
 class StartSync:
@@ -289,12 +280,5 @@ def module_store_url(
     if request.param == "sqlite":
         yield sqlite_url(tmp_path_factory.mktemp("team") / "hub.db")
         return
-    require_postgres()
-    schema = f"t_{secrets.token_hex(6)}"
-    with psycopg.connect(POSTGRES_DSN, autocommit=True) as connection:
-        connection.execute(f'CREATE SCHEMA "{schema}"')
-    try:
-        yield f"{POSTGRES_URL}?options=-csearch_path%3D{schema}"
-    finally:
-        with psycopg.connect(POSTGRES_DSN, autocommit=True) as connection:
-            connection.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+    with fresh_postgres_schema() as url:
+        yield url
