@@ -6,6 +6,11 @@ from typing import Literal
 
 Order = Literal["relevance", "date_desc", "date_asc"]
 
+# A very broad query (thousands of matches) is ranked within its newest RANK_WINDOW matches
+# (counted on words and project only): ranking costs per match, and for words that common,
+# recency decides anyway. When filters leave too few in the window, every match is ranked.
+RANK_WINDOW = 2_000
+
 
 @dataclass(frozen=True, slots=True)
 class SearchQuery:

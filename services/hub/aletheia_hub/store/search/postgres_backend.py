@@ -7,6 +7,7 @@ from sqlalchemy import Table, case, column, func, literal, select, text
 from sqlmodel import Session
 
 from aletheia_hub.store.models import Fact, Memory
+from aletheia_hub.store.search import model
 from aletheia_hub.store.search.filters import date_order, fact_filters, hit_columns, memory_filters
 from aletheia_hub.store.search.model import FactHit, MemoryHit, SearchQuery
 from aletheia_hub.store.search.terms import index_terms
@@ -64,25 +65,49 @@ def match_memories(
     session: Session, query: SearchQuery, terms: Sequence[str], weights: Sequence[float]
 ) -> list[MemoryHit]:
     table: Table = Memory.__table__  # type: ignore[attr-defined]
-    vector = SEARCH_VECTOR
-    if query.order == "relevance":
-        score: Any = literal(0.0)
-        for term, weight in zip(terms, weights, strict=True):
-            score = score + case(
-                (vector.op("@@")(func.to_tsquery(CONFIG, term)), weight), else_=0.0
-            )
-        score = score + func.ts_rank(vector, _tsquery(terms))
-        order = [score.desc(), table.c.id.desc()]
-    else:
-        order = date_order(table, query)
+    if query.order != "relevance":
+        return _select(session, query, terms, date_order(table, query), None)
+    score: Any = literal(0.0)
+    for term, weight in zip(terms, weights, strict=True):
+        score = score + case(
+            (SEARCH_VECTOR.op("@@")(func.to_tsquery(CONFIG, term)), weight), else_=0.0
+        )
+    order = [(score + func.ts_rank(SEARCH_VECTOR, _tsquery(terms))).desc(), table.c.id.desc()]
+    floor = _window_floor(session, query, terms)
+    hits = _select(session, query, terms, order, floor)
+    if len(hits) < query.limit and floor is not None:
+        hits = _select(session, query, terms, order, None)
+    return hits
+
+
+def _window_floor(session: Session, query: SearchQuery, terms: Sequence[str]) -> int | None:
+    """The id below which matches fall outside the ranking window (None: all fit)."""
+    table: Table = Memory.__table__  # type: ignore[attr-defined]
+    statement = select(table.c.id).where(SEARCH_VECTOR.op("@@")(_tsquery(terms)))
+    if query.projects is not None:
+        statement = statement.where(table.c.project.in_(list(query.projects)))
+    floor: int | None = session.execute(
+        statement.order_by(table.c.id.desc()).offset(model.RANK_WINDOW).limit(1)
+    ).scalar_one_or_none()
+    return floor
+
+
+def _select(
+    session: Session,
+    query: SearchQuery,
+    terms: Sequence[str],
+    order: Sequence[Any],
+    floor: int | None,
+) -> list[MemoryHit]:
+    table: Table = Memory.__table__  # type: ignore[attr-defined]
     statement = (
         select(*hit_columns(table))
-        .where(vector.op("@@")(_tsquery(terms)))
+        .where(SEARCH_VECTOR.op("@@")(_tsquery(terms)))
         .where(memory_filters(table, query))
-        .order_by(*order)
-        .limit(query.limit)
-        .offset(query.offset)
     )
+    if floor is not None:
+        statement = statement.where(table.c.id > floor)
+    statement = statement.order_by(*order).limit(query.limit).offset(query.offset)
     return [MemoryHit(*row) for row in session.execute(statement)]
 
 

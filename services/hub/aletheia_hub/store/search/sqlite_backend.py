@@ -8,6 +8,7 @@ from sqlalchemy import table as sql_table
 from sqlmodel import Session
 
 from aletheia_hub.store.models import Fact, Memory
+from aletheia_hub.store.search import model
 from aletheia_hub.store.search.filters import date_order, fact_filters, hit_columns, memory_filters
 from aletheia_hub.store.search.model import FactHit, MemoryHit, SearchQuery
 from aletheia_hub.store.search.terms import index_terms, project_term
@@ -19,7 +20,6 @@ MEMORY_RANK = "bm25(memories_fts, 0.0, 4.0, 1.0, 2.0)"
 FACT_RANK = "bm25(facts_fts, 0.0, 1.0)"
 SHORTLIST_MIN = 60
 SHORTLIST_FACTOR = 3
-RANK_WINDOW = 2_000
 MEMORIES_FTS = sql_table("memories_fts", column("rowid"))
 FACTS_FTS = sql_table("facts_fts", column("rowid"))
 
@@ -54,13 +54,14 @@ def document_frequency(session: Session, term: str, cap: int) -> int:
     return _count_matches(session, f'{{title body files}} : "{term}"', cap)
 
 
-def _count_matches(session: Session, match: str, cap: int) -> int:
+def _count_matches(session: Session, match: str, cap: int, floor: int | None = None) -> int:
+    """How many rows match (above a rowid floor), counting stops at cap."""
     found = session.execute(
         text(
             "SELECT count(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH :match "
-            "LIMIT :cap)"
+            "AND rowid > :floor LIMIT :cap)"
         ),
-        {"match": match, "cap": cap},
+        {"match": match, "cap": cap, "floor": -1 if floor is None else floor},
     ).scalar_one()
     return int(found)
 
@@ -82,16 +83,16 @@ def match_memories(
     match = _match_expression("title body files", terms, query.projects)
     if query.order == "relevance":
         # Rank inside FTS5 and join only the best few: joining and sorting every match costs
-        # as much as the matches are many. Filters may leave too few; then rank them all.
-        # A very broad query (thousands of matches) is ranked within its newest RANK_WINDOW
-        # matches: bm25 costs per match, and for words that common, recency decides anyway.
+        # as much as the matches are many. Filters may leave too few; then widen step by step.
         wanted = query.offset + query.limit
         shortlist = max(SHORTLIST_MIN, wanted * SHORTLIST_FACTOR)
         floor = _window_floor(session, match)
         hits = _ranked(session, query, match, shortlist, floor)
-        if len(hits) >= wanted or not _shortlist_was_full(session, match, shortlist):
-            return hits[query.offset : wanted]
-        return _ranked(session, query, match, None, None)[query.offset : wanted]
+        if len(hits) < wanted and _count_matches(session, match, shortlist, floor) >= shortlist:
+            hits = _ranked(session, query, match, None, floor)
+        if len(hits) < wanted and floor is not None:
+            hits = _ranked(session, query, match, None, None)
+        return hits[query.offset : wanted]
     table: Table = Memory.__table__  # type: ignore[attr-defined]
     statement = (
         select(*hit_columns(table))
@@ -112,7 +113,7 @@ def _window_floor(session: Session, match: str) -> int | None:
             "SELECT rowid FROM memories_fts WHERE memories_fts MATCH :match "
             "ORDER BY rowid DESC LIMIT 1 OFFSET :window"
         ),
-        {"match": match, "window": RANK_WINDOW},
+        {"match": match, "window": model.RANK_WINDOW},
     ).scalar_one_or_none()
     return floor
 
@@ -148,10 +149,6 @@ def _ranked(
         .limit(query.offset + query.limit)
     )
     return [MemoryHit(*row) for row in session.execute(statement)]
-
-
-def _shortlist_was_full(session: Session, match: str, shortlist: int) -> bool:
-    return _count_matches(session, match, shortlist) >= shortlist
 
 
 def match_facts(
