@@ -2,16 +2,20 @@
 
 import json
 import os
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.conftest import HubProcess
 from tests.proxy.process import (
     INITIALIZED_NOTIFICATION,
+    PROXY,
     PinnedHub,
     ProxyProcess,
+    encode,
     initialize_message,
     mcp_sessions,
     ping_message,
@@ -243,3 +247,22 @@ def test_a_hub_on_a_new_store_gets_a_new_session_transparently(
         assert proxy.finish() == 0
     finally:
         hub.stop()
+
+
+def test_the_proxy_exits_quietly_when_the_host_closes_its_stdout(hub: HubProcess) -> None:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("ALETHEIA_")}
+    env["ALETHEIA_HUB_URL"] = hub.mcp_url
+    process = subprocess.Popen(
+        [str(PROXY)],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stdin is not None
+    process.stdout.close()  # the host is gone: every answer would hit a broken pipe
+    process.stdin.write(encode(initialize_message(1)) + encode(ping_message(2)))
+    process.stdin.close()
+    assert process.wait(timeout=30) == 0
+    assert process.stderr is not None
+    assert b"Traceback" not in process.stderr.read()

@@ -38,8 +38,8 @@ def main() -> None:
     starter = None if config.hub_url_given else (lambda: start_local_hub(hub))
     try:
         run(sys.stdin.buffer, protocol_out, Forwarder(hub, starter))
-    except KeyboardInterrupt:
-        pass
+    except (KeyboardInterrupt, BrokenPipeError):
+        pass  # the host stopped us or closed our stdout: nothing left to answer
     finally:
         hub.end_session()
         hub.close()
