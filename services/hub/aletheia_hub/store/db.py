@@ -11,6 +11,8 @@ from sqlalchemy.engine import make_url
 from sqlmodel import Session
 
 SQLITE_BUSY_TIMEOUT_MS: Final = 10_000
+SQLITE_CACHE_KIB: Final = 32 * 1024
+SQLITE_MMAP_BYTES: Final = 256 * 1024 * 1024
 
 
 class Database:
@@ -83,6 +85,9 @@ def _sqlite_engine(url: str, *, begin: str) -> Engine:
         cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA synchronous=NORMAL")
+        # Search reads the FTS index hard: keep more of it in memory than SQLite's 2 MB default.
+        cursor.execute(f"PRAGMA cache_size=-{SQLITE_CACHE_KIB}")
+        cursor.execute(f"PRAGMA mmap_size={SQLITE_MMAP_BYTES}")
         cursor.close()
 
     @event.listens_for(engine, "begin")
