@@ -11,6 +11,7 @@ from sqlalchemy.engine import make_url
 from sqlmodel import Session
 
 SQLITE_BUSY_TIMEOUT_MS: Final = 10_000
+PG_POOL_SIZE: Final = 40  # the size of the worker thread pool that runs store calls
 SQLITE_CACHE_KIB: Final = 32 * 1024
 SQLITE_MMAP_BYTES: Final = 256 * 1024 * 1024
 
@@ -27,7 +28,13 @@ class Database:
             self._write_engine = _sqlite_engine(url, begin="BEGIN IMMEDIATE")
         else:
             self.engine = create_engine(
-                url, pool_pre_ping=True, pool_size=10, max_overflow=20, hide_parameters=True
+                url,
+                pool_pre_ping=True,
+                # Enough kept-open connections for every worker thread: an overflow connection
+                # is closed on return, and a new PostgreSQL backend per request costs dearly.
+                pool_size=PG_POOL_SIZE,
+                max_overflow=10,
+                hide_parameters=True,
             )
             self._write_engine = self.engine
         self._write_lock = threading.Lock() if self.is_sqlite else None
