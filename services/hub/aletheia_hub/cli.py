@@ -34,17 +34,29 @@ def _settings(args: argparse.Namespace, **overrides: object) -> Settings:
 
 def _print_connect_hint(settings: Settings) -> None:
     url = f"http://{settings.host}:{settings.port}/mcp"
-    print(f"Aletheia hub {__version__} listening on {url}", flush=True)
-    print(f"Store: {settings.resolved_database_url()}", flush=True)
-    print("Connect Claude Code (stdio, through the proxy):", flush=True)
-    port_env = f"-e ALETHEIA_PORT={settings.port} " if settings.port != env.DEFAULT_PORT else ""
-    print(
-        f"  claude mcp add --scope user aletheia {port_env}-- {connect.proxy_command()}",
-        flush=True,
-    )
-    print("or over HTTP:", flush=True)
-    print(f"  claude mcp add --scope user --transport http aletheia {url}", flush=True)
-    print("Stop with Ctrl+C.", flush=True)
+    store = settings.resolved_database_url()
+    shown_store = store.split("@")[-1] if "@" in store else store
+    lines = [f"Aletheia hub {__version__} listening on {url}", f"Store: {shown_store}"]
+    proxy = connect.proxy_command()
+    if settings.team_mode:
+        lines += [
+            "Team mode: every /mcp call needs Authorization: Bearer <token>. Create a token:",
+            "  aletheia mcp-link create --projects <project> --scope sync "
+            "[--hub-db PATH | --database-url URL]",
+            "Connect Claude Code through the proxy:",
+            f"  claude mcp add --scope user aletheia -e ALETHEIA_HUB_URL={url} "
+            f"-e ALETHEIA_TOKEN=<token> -- {proxy}",
+        ]
+    else:
+        port_env = f"-e ALETHEIA_PORT={settings.port} " if settings.port != env.DEFAULT_PORT else ""
+        lines += [
+            "Connect Claude Code (stdio, through the proxy):",
+            f"  claude mcp add --scope user aletheia {port_env}-- {proxy}",
+            "or over HTTP:",
+            f"  claude mcp add --scope user --transport http aletheia {url}",
+        ]
+    lines.append("Stop with Ctrl+C.")
+    print("\n".join(lines), flush=True)
 
 
 def serve(settings: Settings, *, quiet: bool = False) -> None:
