@@ -1,4 +1,7 @@
-"""FastAPI dependencies: the app's settings, store and dispatcher, and the caller."""
+"""FastAPI dependencies: the app's settings, store, dispatcher and limiter.
+
+They only read app.state, so they are async: a sync dependency would cost a thread hop.
+"""
 
 from typing import Annotated
 
@@ -10,22 +13,22 @@ from aletheia_hub.settings import Settings
 from aletheia_hub.store.db import Database
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
 
 
-def get_database(request: Request) -> Database:
+async def get_database(request: Request) -> Database:
     db: Database = request.app.state.db
     return db
 
 
-def get_dispatcher(request: Request) -> Dispatcher:
+async def get_dispatcher(request: Request) -> Dispatcher:
     dispatcher: Dispatcher = request.app.state.dispatcher
     return dispatcher
 
 
-def get_rate_limiter(request: Request) -> TokenRateLimiter | None:
+async def get_rate_limiter(request: Request) -> TokenRateLimiter | None:
     limiter: TokenRateLimiter | None = request.app.state.rate_limiter
     return limiter
 
