@@ -10,8 +10,9 @@ from sqlmodel import Session
 
 from aletheia_hub.redact import redact
 from aletheia_hub.store.clock import now_ms
+from aletheia_hub.store.entries import next_entry_id
 from aletheia_hub.store.facts import FactInput, record_facts
-from aletheia_hub.store.models import Entry, Fact, Memory, MemoryFile
+from aletheia_hub.store.models import Fact, Memory, MemoryFile
 from aletheia_hub.store.search import index_memory
 
 TITLE_FROM_TEXT_CHARS = 100
@@ -85,13 +86,10 @@ def save_memory(
     created_at = now_ms()
     try:
         with session.begin_nested():
-            entry = Entry(kind="memory", created_at_ms=created_at)
-            session.add(entry)
-            session.flush()
-            assert entry.id is not None
+            memory_id = next_entry_id(session=session, kind="memory", at_ms=created_at)
             session.add(
                 Memory(
-                    id=entry.id,
+                    id=memory_id,
                     project=project,
                     title=title,
                     text=text,
@@ -107,7 +105,7 @@ def save_memory(
             session.flush()
             unique_files = list(dict.fromkeys(files))
             for path in unique_files:
-                session.add(MemoryFile(memory_id=entry.id, path=path))
+                session.add(MemoryFile(memory_id=memory_id, path=path))
             session.flush()
     except IntegrityError:
         # A concurrent save of the same memory won the race: answer with its id.
@@ -120,16 +118,16 @@ def save_memory(
         return SavedMemory(found, project, False, redacted, added)
     index_memory(
         session=session,
-        memory_id=entry.id,
+        memory_id=memory_id,
         project=project,
         title=title,
         text=text,
         files=unique_files,
     )
     added = record_facts(
-        session=session, project=project, facts=[f for f, _ in clean_facts], memory_id=entry.id
+        session=session, project=project, facts=[f for f, _ in clean_facts], memory_id=memory_id
     )
-    return SavedMemory(entry.id, project, True, redacted, added)
+    return SavedMemory(memory_id, project, True, redacted, added)
 
 
 def _redacted_fact(fact: FactInput) -> tuple[FactInput, int]:

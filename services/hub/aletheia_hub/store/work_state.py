@@ -10,7 +10,8 @@ from sqlmodel import Session
 
 from aletheia_hub.redact import redact
 from aletheia_hub.store.clock import now_ms
-from aletheia_hub.store.models import Entry, WorkStateList
+from aletheia_hub.store.entries import next_entry_id
+from aletheia_hub.store.models import WorkStateList
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,13 +62,10 @@ def write_list(
             .values(items_json=payload, tool=tool, updated_at_ms=moment)
         )
         return SavedList(id=existing, count=len(items), redacted=redacted)
-    entry = Entry(kind="work_state", created_at_ms=moment)
-    session.add(entry)
-    session.flush()
-    assert entry.id is not None
+    list_id = next_entry_id(session=session, kind="work_state", at_ms=moment)
     session.add(
         WorkStateList(
-            id=entry.id,
+            id=list_id,
             project=project,
             name=name,
             items_json=payload,
@@ -76,7 +74,7 @@ def write_list(
         )
     )
     session.flush()
-    return SavedList(id=entry.id, count=len(items), redacted=redacted)
+    return SavedList(id=list_id, count=len(items), redacted=redacted)
 
 
 def read_list(*, session: Session, project: str, name: str) -> str | None:

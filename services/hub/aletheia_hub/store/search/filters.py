@@ -21,6 +21,18 @@ def hit_columns(table: Table) -> list[Any]:
     ]
 
 
+def fact_hit_columns(table: Table) -> list[Any]:
+    """The columns a FactHit is built from, in its field order."""
+    return [
+        table.c.id,
+        table.c.project,
+        table.c.subject,
+        table.c.predicate,
+        table.c.object,
+        table.c.valid_from_ms,
+    ]
+
+
 def memory_filters(table: Table, query: SearchQuery) -> ColumnElement[bool]:
     """Visible rows that pass the query's project, type, kind and date filters."""
     conditions: list[Any] = [table.c.dismissed_at_ms.is_(None)]

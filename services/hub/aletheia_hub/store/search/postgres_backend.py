@@ -8,7 +8,13 @@ from sqlmodel import Session
 
 from aletheia_hub.store.models import Fact, Memory
 from aletheia_hub.store.search import model
-from aletheia_hub.store.search.filters import date_order, fact_filters, hit_columns, memory_filters
+from aletheia_hub.store.search.filters import (
+    date_order,
+    fact_filters,
+    fact_hit_columns,
+    hit_columns,
+    memory_filters,
+)
 from aletheia_hub.store.search.model import FactHit, MemoryHit, SearchQuery
 from aletheia_hub.store.search.terms import index_terms
 
@@ -117,14 +123,7 @@ def match_facts(
     table: Table = Fact.__table__  # type: ignore[attr-defined]
     vector = SEARCH_VECTOR
     statement = (
-        select(
-            table.c.id,
-            table.c.project,
-            table.c.subject,
-            table.c.predicate,
-            table.c.object,
-            table.c.valid_from_ms,
-        )
+        select(*fact_hit_columns(table))
         .where(vector.op("@@")(_tsquery(terms)))
         .where(fact_filters(table, query))
         .order_by(func.ts_rank(vector, _tsquery(terms)).desc(), table.c.id.desc())

@@ -9,13 +9,19 @@ from sqlmodel import Session
 
 from aletheia_hub.store.models import Fact, Memory
 from aletheia_hub.store.search import model
-from aletheia_hub.store.search.filters import date_order, fact_filters, hit_columns, memory_filters
+from aletheia_hub.store.search.filters import (
+    date_order,
+    fact_filters,
+    fact_hit_columns,
+    hit_columns,
+    memory_filters,
+)
 from aletheia_hub.store.search.model import FactHit, MemoryHit, SearchQuery
 from aletheia_hub.store.search.terms import index_terms, project_term
 
-# bm25 column weights: project_term, title, body, files.
-# Whether match_memories ranks with the idf weights search() passes in.
+# Whether match_memories ranks with the idf weights search() passes in (bm25 weighs itself).
 RANKS_WITH_WEIGHTS = False
+# bm25 column weights: project_term, title, body, files.
 MEMORY_RANK = "bm25(memories_fts, 0.0, 4.0, 1.0, 2.0)"
 FACT_RANK = "bm25(facts_fts, 0.0, 1.0)"
 SHORTLIST_MIN = 60
@@ -158,14 +164,7 @@ def match_facts(
         return []
     table: Table = Fact.__table__  # type: ignore[attr-defined]
     statement = (
-        select(
-            table.c.id,
-            table.c.project,
-            table.c.subject,
-            table.c.predicate,
-            table.c.object,
-            table.c.valid_from_ms,
-        )
+        select(*fact_hit_columns(table))
         .select_from(table.join(FACTS_FTS, FACTS_FTS.c.rowid == table.c.id))
         .where(
             literal_column("facts_fts").op("MATCH")(
