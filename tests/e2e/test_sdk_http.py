@@ -5,20 +5,13 @@ import httpx2
 import pytest
 from mcp import Client, ClientSession
 from mcp.client.streamable_http import streamable_http_client
-from mcp.types import CallToolResult, TextContent
 
 from tests.conftest import HubProcess
+from tests.e2e.sdk import text_of
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
 DEADLINE_SECONDS = 60
-
-
-def text_of(result: CallToolResult) -> str:
-    assert not result.is_error, result
-    block = result.content[0]
-    assert isinstance(block, TextContent)
-    return block.text
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])

@@ -5,21 +5,15 @@ from pathlib import Path
 import anyio
 import pytest
 from mcp import Client, StdioServerParameters
-from mcp.types import CallToolResult, Implementation, TextContent
+from mcp.types import Implementation
 
 from tests.conftest import HubProcess
+from tests.e2e.sdk import text_of
 from tests.proxy.process import PROXY
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
 DEADLINE_SECONDS = 60
-
-
-def text_of(result: CallToolResult) -> str:
-    assert not result.is_error, result
-    block = result.content[0]
-    assert isinstance(block, TextContent)
-    return block.text
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
