@@ -86,6 +86,8 @@ class Rule(SQLModel, table=True):
     enabled: bool = True
     created_at_ms: int = Field(sa_column=Column(BigInteger, nullable=False))
     confirmed_at_ms: int = Field(sa_column=Column(BigInteger, nullable=False))
+    project: str | None = Field(default=None, max_length=200)  # where it was made
+    reach_json: str | None = Field(default=None, sa_column=Column(Text))  # None: every project
 
 
 class Episode(SQLModel, table=True):
@@ -147,3 +149,11 @@ class AuditRow(SQLModel, table=True):
     tool: str = Field(max_length=100)
     project: str | None = Field(default=None, max_length=200)
     result: str = Field(max_length=20)
+
+
+class StoreMeta(SQLModel, table=True):
+    """Facts about the store itself, such as the id that names it."""
+
+    __tablename__ = "store_meta"
+    key: str = Field(primary_key=True, max_length=40)
+    value: str = Field(sa_column=Column(Text, nullable=False))
