@@ -12,7 +12,6 @@ STORE_ID_KEY: Final = "store_id"
 
 def store_id(*, session: Session) -> str:
     """The id that names this store, the same for every hub that serves it."""
-    value = session.execute(
-        select(StoreMeta.value).where(StoreMeta.key == STORE_ID_KEY)  # type: ignore[arg-type]
-    ).scalar_one()
+    table = StoreMeta.__table__  # type: ignore[attr-defined]
+    value = session.execute(select(table.c.value).where(table.c.key == STORE_ID_KEY)).scalar_one()
     return str(value)
