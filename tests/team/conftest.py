@@ -5,6 +5,7 @@ import subprocess
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -282,3 +283,23 @@ def module_store_url(
         return
     with fresh_postgres_schema() as url:
         yield url
+
+
+@dataclass(frozen=True)
+class Team:
+    http: TestClient
+    admin: McpHttpClient
+    url: str
+
+
+@pytest.fixture
+def team(team_app: TeamApp, store_url: str) -> Team:
+    """A team hub with an unrestricted admin session for seeding and checking."""
+    _id, admin = issue_token(store_url, "admin", None, name="owner")
+    http = team_app(store_url)
+    return Team(http, session_for(http, admin, project="shop"), store_url)
+
+
+def token_session(team: Team, projects: list[str], header_project: str = "shop") -> McpHttpClient:
+    _id, secret = issue_token(team.url, "sync", projects)
+    return session_for(team.http, secret, project=header_project)

@@ -11,8 +11,7 @@ from fastapi.testclient import TestClient
 from aletheia_hub.app import create_app
 from aletheia_hub.mcp.tools.catalog import TOOLS
 from aletheia_hub.settings import Settings
-from tests.helpers import McpHttpClient
-from tests.team.conftest import TeamApp, issue_token, session_for
+from tests.team.conftest import Team, issue_token, session_for, token_session
 
 SCOPES: Final = ("mcp", "read", "sync", "admin")
 READ_TOOLS: Final = frozenset(
@@ -161,26 +160,6 @@ PROJECT_TOOLS: Final[dict[str, dict[str, Any]]] = {
 }
 REFUSED_BILLING: Final = 'Project "billing" is not allowed for this token.'
 REFUSED_VAULT: Final = 'Project "vault" is not allowed for this token.'
-
-
-@dataclass(frozen=True)
-class Team:
-    http: TestClient
-    admin: McpHttpClient
-    url: str
-
-
-@pytest.fixture
-def team(team_app: TeamApp, store_url: str) -> Team:
-    """A team hub with an unrestricted admin session for seeding and checking."""
-    _id, admin = issue_token(store_url, "admin", None, name="owner")
-    http = team_app(store_url)
-    return Team(http, session_for(http, admin, project="shop"), store_url)
-
-
-def token_session(team: Team, projects: list[str], header_project: str = "shop") -> McpHttpClient:
-    _id, secret = issue_token(team.url, "sync", projects)
-    return session_for(team.http, secret, project=header_project)
 
 
 def test_project_tools_cover_every_tool_with_a_project_argument() -> None:
@@ -344,7 +323,9 @@ def saved_id_in(text: str, project: str) -> int:
     return int(found.group(1))
 
 
-def test_dismiss_and_restore_of_an_item_in_a_disallowed_project_are_refused(team: Team) -> None:
+def test_dismiss_and_restore_of_an_item_in_a_disallowed_project_look_like_a_missing_id(
+    team: Team,
+) -> None:
     vault_id = saved_id_in(
         team.admin.text("save_memory", {"text": "vault memory", "project": "vault"}), "vault"
     )
@@ -355,8 +336,11 @@ def test_dismiss_and_restore_of_an_item_in_a_disallowed_project_are_refused(team
     team.admin.text("dismiss_memory", {"id": hidden_id})
     client = token_session(team, ["shop"])
 
-    assert client.call_tool("dismiss_memory", {"id": vault_id}) == (REFUSED_VAULT, True)
-    assert client.call_tool("restore_memory", {"id": hidden_id}) == (REFUSED_VAULT, True)
+    assert client.call_tool("dismiss_memory", {"id": vault_id}) == (f"No memory #{vault_id}.", True)
+    assert client.call_tool("restore_memory", {"id": hidden_id}) == (
+        f"No memory #{hidden_id}.",
+        True,
+    )
     # Nothing changed: the first is still visible, the second still hidden.
     shown = team.admin.text("get_observations", {"ids": [vault_id, hidden_id]})
     assert "vault memory" in shown and "hidden vault memory" not in shown
@@ -371,7 +355,7 @@ def test_add_rule_for_a_disallowed_project_is_refused(team: Team) -> None:
     assert "[project: shop]" in team.admin.text("list_rules", {})
 
 
-def test_confirm_rule_of_a_disallowed_project_rule_is_refused(team: Team) -> None:
+def test_confirm_rule_of_a_disallowed_project_rule_looks_like_a_missing_rule(team: Team) -> None:
     added = team.admin.text(
         "add_rule", {"then": "Vault rule", "scopeTier": "project", "scopeName": "vault"}
     )
@@ -379,4 +363,7 @@ def test_confirm_rule_of_a_disallowed_project_rule_is_refused(team: Team) -> Non
     assert rule, added
     client = token_session(team, ["shop"])
     assert "Vault rule" not in client.text("list_rules", {})
-    assert client.call_tool("confirm_rule", {"id": rule.group(1)}) == (REFUSED_VAULT, True)
+    assert client.call_tool("confirm_rule", {"id": rule.group(1)}) == (
+        f"No rule with id {rule.group(1)}. list_rules shows the ids.",
+        True,
+    )

@@ -62,8 +62,49 @@ def visible_projects(
 
 def check_project(principal: Principal, project: str) -> None:
     """Refuse a project outside the principal's allowed list."""
-    if principal.projects is not None and project not in principal.projects:
+    if not may_use_project(principal, project):
         raise AccessDenied(f'Project "{project}" is not allowed for this token.')
+
+
+def may_use_project(principal: Principal, project: str) -> bool:
+    """Whether the principal may read or write in a project."""
+    return principal.projects is None or project in principal.projects
+
+
+# Rules. A rule belongs to the project it was made in and reaches a set of projects: a project
+# rule its project; an everywhere or situation rule every project its maker may use. Only a
+# caller without project limits makes a rule that reaches every project (reach None).
+
+
+def rule_reach(principal: Principal, scope_project: str | None) -> tuple[str, ...] | None:
+    """The projects a new rule reaches: its project, or every project the maker may use."""
+    if scope_project is not None:
+        return (scope_project,)
+    return principal.projects
+
+
+def sees_rule(principal: Principal, reach: Sequence[str] | None) -> bool:
+    """A rule is visible to a caller who may use at least one project it reaches."""
+    if principal.projects is None or reach is None:
+        return True
+    return any(project in principal.projects for project in reach)
+
+
+def check_rule_change(principal: Principal, rule_id: str, reach: Sequence[str] | None) -> None:
+    """Changing a rule (confirming it) needs every project it reaches."""
+    if principal.projects is None:
+        return
+    if reach is None or any(project not in principal.projects for project in reach):
+        raise AccessDenied(
+            f"This token cannot change rule {rule_id}: it reaches projects this token may not use."
+        )
+
+
+def visible_reach(principal: Principal, reach: Sequence[str] | None) -> tuple[str, ...] | None:
+    """The part of a rule's reach the caller may be shown."""
+    if reach is None or principal.projects is None:
+        return None if reach is None else tuple(reach)
+    return tuple(project for project in reach if project in principal.projects)
 
 
 def secrets_match(given: str, expected: str) -> bool:

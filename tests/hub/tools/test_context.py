@@ -11,7 +11,7 @@ from tests.hub.tools.support import execute, failure, ms, recalled, save, set_cr
 
 ECONOMICS = re.compile(
     r"^Context economics: (?P<listed>\d+) items listed; ~(?P<tokens>\d+) tokens for this block "
-    r"\(estimate, chars/4\)(?:; (?P<left>\d+) more left out to stay short)?; "
+    r"\(estimate, chars/4\)(?:; (?P<left>\d+) more left out to stay short \((?P<parts>[^)]*)\))?; "
 )
 EMPTY = "Nothing saved for this project yet. save_memory stores what you learn."
 
@@ -232,3 +232,23 @@ def test_wrong_context_arguments_are_errors_naming_them(
     mcp: McpHttpClient, arguments: dict[str, Any], named: str
 ) -> None:
     assert failure(mcp, "session_start_context", arguments).startswith(named)
+
+
+def test_pinned_rules_and_facts_keep_their_place_when_recent_memories_fill_the_budget(
+    mcp: McpHttpClient,
+) -> None:
+    save(mcp, "pinned text", title="Pinned: deploys go through CI", pinned=True)
+    save(mcp, "a fact", facts=[{"subject": "shop", "predicate": "uses", "object": "pnpm"}])
+    mcp.text("add_rule", {"then": "Run the tests before you commit"})
+    for n in range(200):
+        save(mcp, f"recent {n}", title=f"recent note {n:03d} " + "filler words here " * 19)
+    lines, economics = context(mcp, limit=100)
+    headings = [line for line in lines if line.startswith("## ")]
+    assert headings == ["## Pinned", "## Recent", "## Facts", "## Rules"]
+    assert section(lines, "## Pinned")[0].endswith("[N] Pinned: deploys go through CI")
+    assert section(lines, "## Rules") == ["- Always: Run the tests before you commit"]
+    assert section(lines, "## Facts") == ["- shop · uses · pnpm"]
+    recent = [line for line in section(lines, "## Recent") if line.startswith("- #")]
+    assert 5 <= len(recent) < 100
+    assert int(economics["left"]) == 100 - len(recent)
+    assert economics["parts"] == f"{100 - len(recent)} recent"

@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from tests.helpers import McpHttpClient
 from tests.hub.raw import count_rows
-from tests.hub.tools.support import DAY_MS, execute, failure, now_ms, save, today
+from tests.hub.tools.support import DAY_MS, execute, failure, now_ms, recalled, save, today
 
 SAVED = re.compile(
     r"Rule saved \((r_[0-9a-f]{10})\)\. The owner syncs rules to tools from the Rules page\."
@@ -22,6 +22,11 @@ def add(mcp: McpHttpClient, **arguments: Any) -> str:
     match = SAVED.fullmatch(answer)
     assert match, answer
     return match[1]
+
+
+def rule_lines(client: McpHttpClient) -> list[str]:
+    """list_rules' lines, taken out of the data block they must come in."""
+    return recalled(client.text("list_rules"))
 
 
 def day(at_ms: int) -> str:
@@ -49,7 +54,7 @@ def test_list_rules_shows_one_line_per_rule(mcp: McpHttpClient, http: TestClient
     created, confirmed = now_ms() - 20 * DAY_MS, now_ms() - 3 * DAY_MS
     set_rule_times(http, commit, created, confirmed)
     set_rule_times(http, env, created + 1, confirmed)
-    assert mcp.text("list_rules").split("\n") == [
+    assert rule_lines(mcp) == [
         "- When you are about to commit: Run the tests before you commit  [everywhere]  "
         f"(id {commit}, added {day(created)}, source: tests, last confirmed {day(confirmed)})",
         "- Always: Never commit .env files  [everywhere]  "
@@ -59,7 +64,7 @@ def test_list_rules_shows_one_line_per_rule(mcp: McpHttpClient, http: TestClient
 
 def test_when_defaults_to_always(mcp: McpHttpClient) -> None:
     rule = add(mcp, then="Answer in English")
-    assert mcp.text("list_rules").startswith(
+    assert rule_lines(mcp)[0].startswith(
         f"- Always: Answer in English  [everywhere]  (id {rule}"
     )
     assert mcp.text("add_rule", {"then": "Answer in English", "when": "always"}) == (
@@ -85,7 +90,7 @@ def test_scope_tiers_and_names(mcp: McpHttpClient) -> None:
     add(mcp, then="Project rule for the caller", scopeTier="project")
     add(mcp, then="Project rule for billing", scopeTier="project", scopeName="billing")
     add(mcp, then="Situation rule", scopeTier="situation", scopeName="code review")
-    lines = mcp.text("list_rules").split("\n")
+    lines = rule_lines(mcp)
     assert [line.split("  ")[1] for line in lines] == [
         "[everywhere]",
         "[project: shop]",
@@ -127,7 +132,7 @@ def test_a_dismissed_evidence_memory_asks_for_a_re_check(mcp: McpHttpClient) -> 
     add(mcp, then="Never commit .env files", evidence_memory_ids=[memory])
     assert "[re-check" not in mcp.text("list_rules")
     mcp.text("dismiss_memory", {"id": memory})
-    assert mcp.text("list_rules").endswith(f" [re-check: evidence #{memory} was dismissed]")
+    assert rule_lines(mcp)[-1].endswith(f" [re-check: evidence #{memory} was dismissed]")
     mcp.text("restore_memory", {"id": memory})
     assert "[re-check" not in mcp.text("list_rules")
 
@@ -140,7 +145,7 @@ def test_a_rule_not_confirmed_for_90_days_asks_for_a_re_check(
     set_rule_times(http, rule, created, now_ms() - 89 * DAY_MS)
     assert "[re-check" not in mcp.text("list_rules")
     set_rule_times(http, rule, created, now_ms() - 91 * DAY_MS)
-    assert mcp.text("list_rules").endswith(" [re-check: not confirmed for 90 days]")
+    assert rule_lines(mcp)[-1].endswith(" [re-check: not confirmed for 90 days]")
 
 
 def test_confirm_rule_changes_only_the_last_confirmed_date(
@@ -149,18 +154,18 @@ def test_confirm_rule_changes_only_the_last_confirmed_date(
     rule = add(mcp, then="Never commit .env files", when="you stage files")
     created = now_ms() - 200 * DAY_MS
     set_rule_times(http, rule, created, created)
-    before = mcp.text("list_rules")
+    [before] = rule_lines(mcp)
     assert before.endswith(" [re-check: not confirmed for 90 days]")
     confirmed = mcp.text("confirm_rule", {"id": rule})
     assert confirmed == (
         f"Confirmed rule {rule} on {today()}. It stays as it is; only the date it was last "
         "checked changed."
     )
-    assert mcp.text("list_rules") == (
+    assert rule_lines(mcp) == [
         before.removesuffix(" [re-check: not confirmed for 90 days]").replace(
             f"last confirmed {day(created)})", f"last confirmed {today()})"
         )
-    )
+    ]
 
 
 def test_confirming_an_unknown_rule_is_an_error(mcp: McpHttpClient) -> None:

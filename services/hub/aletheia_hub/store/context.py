@@ -55,11 +55,7 @@ def gather_context(*, session: Session, project: str, limit: int) -> SessionCont
         .order_by(episodes.c.created_at_ms.desc(), episodes.c.id.desc())
         .limit(MAX_REQUESTS)
     ).all()
-    rules = [
-        rule
-        for rule in list_rules(session=session, projects=[project])
-        if rule.scope_tier != "project" or rule.scope_name == project
-    ]
+    rules = list_rules(session=session, projects=[project])
     return SessionContext(
         project=project,
         pinned=[MemoryHit(*row) for row in pinned],

@@ -5,8 +5,8 @@ from typing import Final, Literal
 from sqlalchemy import Table, select, update
 from sqlmodel import Session
 
+from aletheia_hub.redact import redact
 from aletheia_hub.store.clock import now_ms
-from aletheia_hub.store.errors import StoreError
 from aletheia_hub.store.models import Dismissal, Episode, Fact, Memory
 
 ItemType = Literal["memory", "observation", "fact", "episode"]
@@ -18,14 +18,12 @@ def _table(item_type: ItemType) -> Table:
     return _TABLES[item_type].__table__  # type: ignore[attr-defined, no-any-return]
 
 
-def item_project(*, session: Session, item_type: ItemType, item_id: int) -> str:
-    """The project an item belongs to; StoreError when there is no such item."""
+def item_project(*, session: Session, item_type: ItemType, item_id: int) -> str | None:
+    """The project an item belongs to; None when there is no such item."""
     table = _table(item_type)
     project: str | None = session.execute(
         select(table.c.project).where(table.c.id == item_id)
     ).scalar_one_or_none()
-    if project is None:
-        raise StoreError(f"No {item_type} #{item_id}.")
     return project
 
 
@@ -38,7 +36,8 @@ def set_dismissed(
     reason: str | None,
     tool: str,
 ) -> bool:
-    """Dismiss or restore an item; False when it already was in that state. Trail kept."""
+    """Dismiss or restore an item; False when it already was in that state. Trail kept, its
+    reason redacted and cut to 300 characters."""
     table = _table(item_type)
     moment = now_ms()
     condition = (
@@ -56,7 +55,7 @@ def set_dismissed(
             item_type=item_type,
             item_id=item_id,
             action="dismiss" if dismissed else "restore",
-            reason=reason[:REASON_MAX_CHARS] if reason else None,
+            reason=redact(reason).text[:REASON_MAX_CHARS] if reason else None,
             tool=tool,
             at_ms=moment,
         )

@@ -4,7 +4,7 @@ import hashlib
 import json
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from sqlalchemy import Table, select, update
@@ -30,6 +30,11 @@ class RuleRecord:
     created_at_ms: int
     confirmed_at_ms: int
     recheck: str | None
+    project: str | None  # where it was made (None: before this was recorded)
+    reach: tuple[str, ...] | None  # the projects it applies in (None: every project)
+
+    def applies_in(self, project: str) -> bool:
+        return self.reach is None or project in self.reach
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,10 +48,23 @@ def _table() -> Table:
     return Rule.__table__  # type: ignore[attr-defined, no-any-return]
 
 
-def rule_hash(when: str, then: str, scope_tier: str, scope_name: str | None) -> str:
-    """Identity of a rule: the same situation, instruction and scope, ignoring case and spacing."""
+def rule_hash(
+    when: str,
+    then: str,
+    scope_tier: str,
+    scope_name: str | None,
+    reach: Sequence[str] | None = None,
+) -> str:
+    """Identity of a rule: the same situation, instruction, scope and reach, ignoring case and
+    spacing. A rule that reaches every project, or a project rule, hashes as it always did."""
     parts = [" ".join(part.lower().split()) for part in (when, then, scope_tier, scope_name or "")]
+    if reach is not None and scope_tier != "project":
+        parts.append(",".join(sorted(set(reach))))
     return hashlib.sha256("\x00".join(parts).encode()).hexdigest()
+
+
+def _reach(reach_json: str | None) -> tuple[str, ...] | None:
+    return None if reach_json is None else tuple(json.loads(reach_json))
 
 
 def add_rule(
@@ -57,17 +75,20 @@ def add_rule(
     scope_tier: str,
     scope_name: str | None,
     source: str,
+    project: str,
+    reach: Sequence[str] | None,
     evidence_memory_ids: Sequence[int] = (),
     evidence_fact_ids: Sequence[int] = (),
     visible_projects: Sequence[str] | None = None,
 ) -> AddedRule:
-    """Add a rule, or name the identical one that exists.
+    """Add a rule made in `project` that applies in `reach` (None: every project), or name the
+    identical one that exists.
 
     Evidence ids must exist in the projects the caller may see (None: every project).
     """
     _check_evidence(session, evidence_memory_ids, evidence_fact_ids, visible_projects)
     clean_then, clean_when = redact(then), redact(when or ALWAYS)
-    digest = rule_hash(clean_when.text, clean_then.text, scope_tier, scope_name)
+    digest = rule_hash(clean_when.text, clean_then.text, scope_tier, scope_name, reach)
     table = _table()
     existing = session.execute(
         select(table.c.id).where(table.c.content_hash == digest)
@@ -88,6 +109,8 @@ def add_rule(
         evidence_fact_ids=json.dumps(sorted(set(evidence_fact_ids))),
         created_at_ms=moment,
         confirmed_at_ms=moment,
+        project=project,
+        reach_json=None if reach is None else json.dumps(sorted(set(reach))),
     )
     session.add(rule)
     session.flush()
@@ -115,32 +138,34 @@ def _check_evidence(
             raise StoreError(f"Unknown evidence {kind} id: {', '.join(map(str, missing))}.")
 
 
-def rule_project(*, session: Session, rule_id: str) -> str | None:
-    """The project a project-scoped rule belongs to (None for other scopes or no such rule)."""
+def find_rule_reach(*, session: Session, rule_id: str) -> tuple[bool, tuple[str, ...] | None]:
+    """Whether a rule exists, and the projects it reaches (None: every project)."""
     table = _table()
-    row = session.execute(
-        select(table.c.scope_tier, table.c.scope_name).where(table.c.id == rule_id)
-    ).first()
-    if row is None or row.scope_tier != "project":
-        return None
-    name: str | None = row.scope_name
-    return name
+    row = session.execute(select(table.c.reach_json).where(table.c.id == rule_id)).first()
+    if row is None:
+        return False, None
+    return True, _reach(row.reach_json)
 
 
 def list_rules(
     *, session: Session, projects: Sequence[str] | None = None, now: int | None = None
 ) -> list[RuleRecord]:
-    """Enabled rules, oldest first; project rules only for the given projects (None: all)."""
+    """Enabled rules, oldest first, that reach at least one of `projects` (None: all rules).
+
+    Re-check hints name only evidence in those projects.
+    """
     table = _table()
     rows = session.execute(
         select(table).where(table.c.enabled.is_(True)).order_by(table.c.created_at_ms, table.c.id)
     ).all()
     moment = now if now is not None else now_ms()
-    dismissed = _dismissed_memories(session, rows)
     records = []
+    evidence: dict[str, list[int]] = {}
     for row in rows:
-        if row.scope_tier == "project" and projects is not None and row.scope_name not in projects:
+        reach = _reach(row.reach_json)
+        if projects is not None and reach is not None and not set(reach) & set(projects):
             continue
+        evidence[row.id] = json.loads(row.evidence_memory_ids)
         records.append(
             RuleRecord(
                 id=row.id,
@@ -151,32 +176,55 @@ def list_rules(
                 source=row.source,
                 created_at_ms=row.created_at_ms,
                 confirmed_at_ms=row.confirmed_at_ms,
-                recheck=_recheck_reason(row, dismissed, moment),
+                recheck=None,
+                project=row.project,
+                reach=reach,
             )
         )
-    return records
+    dismissed = _dismissed_evidence(session, evidence)
+    return [
+        replace(record, recheck=_recheck_reason(record, dismissed, projects, moment))
+        for record in records
+    ]
 
 
-def _dismissed_memories(session: Session, rows: Sequence[object]) -> set[int]:
-    ids: set[int] = set()
-    for row in rows:
-        ids.update(json.loads(row.evidence_memory_ids))  # type: ignore[attr-defined]
-    if not ids:
-        return set()
-    table = Memory.__table__  # type: ignore[attr-defined]
-    return set(
-        session.execute(
-            select(table.c.id).where(table.c.id.in_(ids), table.c.dismissed_at_ms.is_not(None))
-        ).scalars()
-    )
+def _dismissed_evidence(
+    session: Session, evidence: dict[str, list[int]]
+) -> dict[str, list[tuple[int, str]]]:
+    """For each rule, its dismissed evidence memories (id, project)."""
+    memory_ids = {memory_id for listed in evidence.values() for memory_id in listed}
+    if not memory_ids:
+        return {}
+    memories = Memory.__table__  # type: ignore[attr-defined]
+    gone = {
+        row.id: (row.id, row.project)
+        for row in session.execute(
+            select(memories.c.id, memories.c.project).where(
+                memories.c.id.in_(memory_ids), memories.c.dismissed_at_ms.is_not(None)
+            )
+        )
+    }
+    return {
+        rule_id: [gone[memory_id] for memory_id in listed if memory_id in gone]
+        for rule_id, listed in evidence.items()
+    }
 
 
-def _recheck_reason(row: object, dismissed: set[int], moment: int) -> str | None:
-    evidence = json.loads(row.evidence_memory_ids)  # type: ignore[attr-defined]
-    gone = [memory_id for memory_id in evidence if memory_id in dismissed]
+def _recheck_reason(
+    record: RuleRecord,
+    dismissed: dict[str, list[tuple[int, str]]],
+    projects: Sequence[str] | None,
+    moment: int,
+) -> str | None:
+    gone = dismissed.get(record.id, [])
     if gone:
-        return "evidence " + ", ".join(f"#{memory_id}" for memory_id in gone) + " was dismissed"
-    if moment - row.confirmed_at_ms >= RECHECK_AFTER_MS:  # type: ignore[attr-defined]
+        named = [
+            memory_id for memory_id, project in gone if projects is None or project in projects
+        ]
+        if not named:
+            return "evidence was dismissed"
+        return "evidence " + ", ".join(f"#{memory_id}" for memory_id in named) + " was dismissed"
+    if moment - record.confirmed_at_ms >= RECHECK_AFTER_MS:
         return "not confirmed for 90 days"
     return None
 

@@ -7,6 +7,7 @@ from pydantic import Field
 from aletheia_hub import auth
 from aletheia_hub.mcp import formats
 from aletheia_hub.mcp.context import ToolContext
+from aletheia_hub.mcp.errors import ToolError
 from aletheia_hub.mcp.registry import Tool
 from aletheia_hub.mcp.tools.common import ItemId, MemoryType, ProjectArg, ToolArgs
 from aletheia_hub.store import dismissals, memories
@@ -98,8 +99,10 @@ class RestoreArgs(ToolArgs):
 
 
 def _check_item(ctx: ToolContext, item_type: ItemType, item_id: int) -> None:
+    """An id outside the caller's projects answers exactly as a missing id does."""
     project = dismissals.item_project(session=ctx.session, item_type=item_type, item_id=item_id)
-    auth.check_project(ctx.principal, project)
+    if project is None or not auth.may_use_project(ctx.principal, project):
+        raise ToolError(formats.no_item(item_type, item_id))
 
 
 def dismiss_memory(args: DismissArgs, ctx: ToolContext) -> str:

@@ -1,5 +1,6 @@
 """list_rules, add_rule and confirm_rule."""
 
+from dataclasses import replace
 from typing import Literal
 
 from pydantic import Field
@@ -20,7 +21,9 @@ class ListRulesArgs(ToolArgs):
 
 
 def list_rules(_args: ListRulesArgs, ctx: ToolContext) -> str:
-    return formats.rules_list(rules.list_rules(session=ctx.session, projects=ctx.projects("*")))
+    visible = rules.list_rules(session=ctx.session, projects=ctx.principal.projects)
+    shown = [replace(rule, reach=auth.visible_reach(ctx.principal, rule.reach)) for rule in visible]
+    return formats.rules_list(shown)
 
 
 class AddRuleArgs(ToolArgs):
@@ -47,8 +50,10 @@ def add_rule(args: AddRuleArgs, ctx: ToolContext) -> str:
     if not then:
         raise ToolError("then is required.")
     scope_name = args.scopeName.strip() if args.scopeName else None
-    if args.scopeTier == "project":
-        scope_name = ctx.project(scope_name)
+    is_project_rule = args.scopeTier == "project"
+    made_in = ctx.project(scope_name if is_project_rule else None)
+    if is_project_rule:
+        scope_name = made_in
     elif args.scopeTier == "situation" and not scope_name:
         raise ToolError("scopeName is required when scopeTier is situation.")
     elif args.scopeTier == "everywhere":
@@ -60,6 +65,8 @@ def add_rule(args: AddRuleArgs, ctx: ToolContext) -> str:
         scope_tier=args.scopeTier,
         scope_name=scope_name,
         source=ctx.caller_tool,
+        project=made_in,
+        reach=auth.rule_reach(ctx.principal, made_in if is_project_rule else None),
         evidence_memory_ids=args.evidence_memory_ids,
         evidence_fact_ids=args.evidence_fact_ids,
         visible_projects=ctx.projects("*"),
@@ -73,11 +80,12 @@ class ConfirmRuleArgs(ToolArgs):
 
 def confirm_rule(args: ConfirmRuleArgs, ctx: ToolContext) -> str:
     rule_id = args.id.strip()
-    scope_project = rules.rule_project(session=ctx.session, rule_id=rule_id)
-    if scope_project is not None:
-        auth.check_project(ctx.principal, scope_project)
+    found, reach = rules.find_rule_reach(session=ctx.session, rule_id=rule_id)
+    if not found or not auth.sees_rule(ctx.principal, reach):
+        raise ToolError(formats.no_rule(rule_id))
+    auth.check_rule_change(ctx.principal, rule_id, reach)
     at = rules.confirm_rule(session=ctx.session, rule_id=rule_id)
-    return formats.rule_confirmed(args.id.strip(), at)
+    return formats.rule_confirmed(rule_id, at)
 
 
 LIST_RULES = Tool(

@@ -66,7 +66,7 @@ class WorkStateReadArgs(ToolArgs):
 def work_state_read(args: WorkStateReadArgs, ctx: ToolContext) -> str:
     name = _list_name(args.list)
     found = work_state.read_list(session=ctx.session, project=ctx.project(args.project), name=name)
-    return found if found is not None else formats.no_list(name)
+    return formats.work_state_list(found) if found is not None else formats.no_list(name)
 
 
 WORK_STATE_WRITE = Tool(
