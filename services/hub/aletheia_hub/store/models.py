@@ -1,6 +1,15 @@
 """Tables. Times are UTC epoch milliseconds (`*_at_ms`), identical on SQLite and PostgreSQL."""
 
-from sqlalchemy import BigInteger, Column, ForeignKey, Index, Integer, Text, UniqueConstraint
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    Text,
+    UniqueConstraint,
+)
 from sqlmodel import Field, SQLModel
 
 
@@ -157,3 +166,20 @@ class StoreMeta(SQLModel, table=True):
     __tablename__ = "store_meta"
     key: str = Field(primary_key=True, max_length=40)
     value: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class Embedding(SQLModel, table=True):
+    """The vector one embedding model made of a memory or a fact (float32, little-endian)."""
+
+    __tablename__ = "embeddings"
+    __table_args__ = (
+        UniqueConstraint("item_kind", "item_id", name="uq_embeddings_item"),
+        Index("ix_embeddings_model_seq", "model", "seq"),
+    )
+    seq: int | None = Field(default=None, sa_column=Column(Integer, primary_key=True))
+    item_kind: str = Field(max_length=10)  # memory or fact
+    item_id: int
+    model: str = Field(max_length=100)
+    dimension: int
+    vector: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    created_at_ms: int = Field(sa_column=Column(BigInteger, nullable=False))

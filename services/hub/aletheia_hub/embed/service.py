@@ -1,0 +1,176 @@
+"""The hub's meaning side: loads the model in the background, embeds what is saved in
+batches, and gives search a query vector and its nearest stored items.
+
+Nothing here blocks a request: until the model is loaded (or when the `embed` extra is not
+installed) `query_vector` answers None and search stays keyword-only, saying why.
+"""
+
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Final, Literal
+
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlmodel import Session
+
+from aletheia_hub.embed.model import INSTALL_HINT, Embedder, load_embedder
+from aletheia_hub.store.db import Database
+from aletheia_hub.store.vectors import ItemKind, PendingItem, pending_items, save_vectors
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    from aletheia_hub.embed.index import VectorIndex
+
+logger = logging.getLogger(__name__)
+
+State = Literal["off", "loading", "ready", "unavailable"]
+BATCH_SIZE: Final = 32
+POLL_SECONDS: Final = 10.0  # saves here wake the worker at once; this catches other writers
+QUERY_CACHE_SIZE: Final = 512
+
+
+class SemanticSearch:
+    """One per hub process. `start()` begins loading; `stop()` ends the worker."""
+
+    def __init__(self, db: Database, *, enabled: bool) -> None:
+        self.db = db
+        self.state: State = "loading" if enabled else "off"
+        self.problem: str | None = None
+        self._embedder: Embedder | None = None
+        self._index: VectorIndex | None = None
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._queries: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
+        self._queries_lock = threading.Lock()
+        self.embedded = 0  # items embedded by this process, for status and tests
+
+    @property
+    def model_name(self) -> str | None:
+        return self._embedder.name if self._embedder else None
+
+    def start(self) -> None:
+        if self.state != "loading" or self._thread is not None:
+            return
+        self._thread = threading.Thread(target=self._run, name="aletheia-embed", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stopping.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def notify_saved(self) -> None:
+        """Something was written: embed it soon."""
+        self._wake.set()
+
+    def _run(self) -> None:
+        try:
+            embedder = load_embedder()
+        except ModuleNotFoundError as error:
+            self._unavailable(f"the embedding model is not installed ({error}); {INSTALL_HINT}")
+            return
+        except Exception as error:  # a broken model file must not take the hub down
+            logger.exception("the embedding model failed to load")
+            self._unavailable(f"the embedding model failed to load: {error}")
+            return
+        from aletheia_hub.embed.index import VectorIndex
+
+        self._embedder = embedder
+        self._index = VectorIndex(embedder.name, embedder.dimension)
+        self.state = "ready"
+        logger.info("embedding model %s loaded", embedder.name)
+        while not self._stopping.is_set():
+            try:
+                self.embed_pending()
+            except SQLAlchemyError:
+                logger.warning("embedding paused: the store did not answer", exc_info=True)
+            self._wake.wait(POLL_SECONDS)
+            self._wake.clear()
+
+    def _unavailable(self, problem: str) -> None:
+        self.problem = problem
+        self.state = "unavailable"
+        logger.warning("search is keyword-only: %s", problem)
+
+    def embed_pending(self, projects: Sequence[str] | None = None) -> int:
+        """Embed every memory and fact that lacks a vector of the current model."""
+        embedder = self._embedder
+        if embedder is None:
+            return 0
+        done = 0
+        while not self._stopping.is_set():
+            with self.db.read_session() as session:
+                batch = pending_items(
+                    session=session, model=embedder.name, limit=BATCH_SIZE, projects=projects
+                )
+            if not batch:
+                break
+            self._save(embedder, batch)
+            done += len(batch)
+            if len(batch) < BATCH_SIZE:
+                break
+        self.embedded += done
+        return done
+
+    def _save(self, embedder: Embedder, batch: list[PendingItem]) -> None:
+        # Similar lengths pad little: sort by length before batching inside the model call.
+        vectors = embedder.embed([item.text for item in batch])
+        rows: list[tuple[ItemKind, int, bytes]] = [
+            (item.kind, item.id, vector.astype("<f4").tobytes())
+            for item, vector in zip(batch, vectors, strict=True)
+        ]
+        try:
+            with self.db.write_session() as session:
+                save_vectors(
+                    session=session,
+                    model=embedder.name,
+                    dimension=embedder.dimension,
+                    items=rows,
+                )
+        except IntegrityError:
+            logger.info("another hub stored these vectors first")
+
+    def query_vector(self, text: str) -> "NDArray[np.float32] | None":
+        """The query's vector, or None while the model is not ready."""
+        embedder = self._embedder
+        if embedder is None or self.state != "ready":
+            return None
+        with self._queries_lock:
+            cached = self._queries.get(text)
+            if cached is not None:
+                self._queries.move_to_end(text)
+                return cached
+        vector: NDArray[np.float32] = embedder.embed([text])[0]
+        with self._queries_lock:
+            self._queries[text] = vector
+            if len(self._queries) > QUERY_CACHE_SIZE:
+                self._queries.popitem(last=False)
+        return vector
+
+    def nearest(
+        self,
+        session: Session,
+        query: "NDArray[np.float32]",
+        *,
+        kind: ItemKind,
+        projects: Sequence[str] | None,
+        limit: int,
+    ) -> list[tuple[int, float]]:
+        """The stored items most similar to the query vector, after loading new vectors."""
+        if self._index is None:
+            return []
+        self._index.refresh(session)
+        return self._index.nearest(query, kind=kind, projects=projects, limit=limit)
+
+    def fallback_note(self) -> str | None:
+        """One line for a search answer that could not use meaning, or None."""
+        if self.state == "loading":
+            return "(keyword-only: the embedding model is still loading)"
+        if self.state == "unavailable":
+            return f"(keyword-only: {self.problem})"
+        return None

@@ -1,0 +1,184 @@
+"""Stored embeddings: which memories and facts still need a vector, and the vectors made."""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from sqlalchemy import Select, Table, and_, delete, func, insert, literal, or_, select, union_all
+from sqlmodel import Session
+
+from aletheia_hub.store.clock import now_ms
+from aletheia_hub.store.models import Embedding, Fact, Memory
+
+ItemKind = Literal["memory", "fact"]
+MEMORY: Final = "memory"
+FACT: Final = "fact"
+
+
+@dataclass(frozen=True, slots=True)
+class PendingItem:
+    """Something saved that has no vector of the current model yet."""
+
+    kind: ItemKind
+    id: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class StoredVector:
+    seq: int
+    kind: ItemKind
+    id: int
+    project: str
+    vector: bytes
+
+
+def _tables() -> tuple[Table, Table, Table]:
+    return (
+        Embedding.__table__,  # type: ignore[attr-defined]
+        Memory.__table__,  # type: ignore[attr-defined]
+        Fact.__table__,  # type: ignore[attr-defined]
+    )
+
+
+def _pending_memories(model: str, projects: Sequence[str] | None) -> Select[Any]:
+    vectors, memories, _facts = _tables()
+    statement = (
+        select(memories.c.id, memories.c.title, memories.c.text, memories.c.project)
+        .select_from(
+            memories.outerjoin(
+                vectors, and_(vectors.c.item_kind == MEMORY, vectors.c.item_id == memories.c.id)
+            )
+        )
+        .where(or_(vectors.c.seq.is_(None), vectors.c.model != model))
+    )
+    if projects is not None:
+        statement = statement.where(memories.c.project.in_(list(projects)))
+    return statement
+
+
+def _pending_facts(model: str, projects: Sequence[str] | None) -> Select[Any]:
+    vectors, _memories, facts = _tables()
+    statement = (
+        select(facts.c.id, facts.c.subject, facts.c.predicate, facts.c.object, facts.c.project)
+        .select_from(
+            facts.outerjoin(
+                vectors, and_(vectors.c.item_kind == FACT, vectors.c.item_id == facts.c.id)
+            )
+        )
+        .where(or_(vectors.c.seq.is_(None), vectors.c.model != model))
+    )
+    if projects is not None:
+        statement = statement.where(facts.c.project.in_(list(projects)))
+    return statement
+
+
+def pending_items(
+    *, session: Session, model: str, limit: int, projects: Sequence[str] | None = None
+) -> list[PendingItem]:
+    """Memories, then facts, without a vector of `model` (oldest first), at most `limit`."""
+    _vectors, memories, facts = _tables()
+    found = [
+        PendingItem(MEMORY, row.id, memory_text(row.title, row.text))
+        for row in session.execute(
+            _pending_memories(model, projects).order_by(memories.c.id).limit(limit)
+        )
+    ]
+    if len(found) < limit:
+        found += [
+            PendingItem(FACT, row.id, fact_text(row.subject, row.predicate, row.object))
+            for row in session.execute(
+                _pending_facts(model, projects).order_by(facts.c.id).limit(limit - len(found))
+            )
+        ]
+    return found
+
+
+def count_pending(*, session: Session, model: str, projects: Sequence[str] | None = None) -> int:
+    """How many memories and facts still need a vector of `model`."""
+    both = union_all(
+        _pending_memories(model, projects).with_only_columns(literal(1)),
+        _pending_facts(model, projects).with_only_columns(literal(1)),
+    ).subquery()
+    return int(session.execute(select(func.count()).select_from(both)).scalar_one())
+
+
+def memory_text(title: str, text: str) -> str:
+    """What a memory's vector is made of: its title, then its text."""
+    return text if text.startswith(title) else f"{title}\n{text}"
+
+
+def fact_text(subject: str, predicate: str, obj: str) -> str:
+    return f"{subject} {predicate} {obj}"
+
+
+def save_vectors(
+    *,
+    session: Session,
+    model: str,
+    dimension: int,
+    items: Sequence[tuple[ItemKind, int, bytes]],
+) -> None:
+    """Store (or replace) the vectors of these items; a replaced vector gets a new seq, so
+    every reader's incremental load sees it."""
+    if not items:
+        return
+    vectors, _memories, _facts = _tables()
+    for kind in (MEMORY, FACT):
+        ids = [item_id for item_kind, item_id, _ in items if item_kind == kind]
+        if ids:
+            session.execute(
+                delete(vectors).where(vectors.c.item_kind == kind, vectors.c.item_id.in_(ids))
+            )
+    moment = now_ms()
+    session.execute(
+        insert(vectors),
+        [
+            {
+                "item_kind": kind,
+                "item_id": item_id,
+                "model": model,
+                "dimension": dimension,
+                "vector": blob,
+                "created_at_ms": moment,
+            }
+            for kind, item_id, blob in items
+        ],
+    )
+
+
+def vectors_after(
+    *, session: Session, model: str, after_seq: int, limit: int
+) -> list[StoredVector]:
+    """Vectors of `model` stored after `after_seq`, in seq order, with their item's project."""
+    vectors, memories, facts = _tables()
+    of_memories = (
+        select(
+            vectors.c.seq,
+            vectors.c.item_kind,
+            vectors.c.item_id,
+            memories.c.project,
+            vectors.c.vector,
+        )
+        .join(memories, and_(vectors.c.item_kind == MEMORY, memories.c.id == vectors.c.item_id))
+        .where(vectors.c.model == model, vectors.c.seq > after_seq)
+    )
+    of_facts = (
+        select(
+            vectors.c.seq, vectors.c.item_kind, vectors.c.item_id, facts.c.project, vectors.c.vector
+        )
+        .join(facts, and_(vectors.c.item_kind == FACT, facts.c.id == vectors.c.item_id))
+        .where(vectors.c.model == model, vectors.c.seq > after_seq)
+    )
+    both = union_all(of_memories, of_facts).subquery()
+    rows = session.execute(select(both).order_by(both.c.seq).limit(limit))
+    return [
+        StoredVector(row.seq, row.item_kind, row.item_id, row.project, bytes(row.vector))
+        for row in rows
+    ]
+
+
+def latest_seq(*, session: Session) -> int:
+    """The newest vector's seq (0 when there is none)."""
+    vectors, _memories, _facts = _tables()
+    return int(session.execute(select(func.coalesce(func.max(vectors.c.seq), 0))).scalar_one())
