@@ -171,12 +171,12 @@ def cold_start(data_dir: Path) -> float:
         return elapsed
     finally:
         stop(proxy, close_input=True)  # suppresses errors: the hub is always killed below
-        kill_auto_hub(data_dir / "hub.pid")
+        kill_auto_hub(data_dir / "hub.json")
 
 
-def kill_auto_hub(pid_file: Path) -> None:
-    """SIGTERM the hub a proxy started (its pid in pid_file); SIGKILL it if still up 10 s on."""
-    pid = int(pid_file.read_text()) if pid_file.exists() else 0
+def kill_auto_hub(record_file: Path) -> None:
+    """SIGTERM the hub a proxy started (the pid in its record); SIGKILL it if up 10 s on."""
+    pid = int(json.loads(record_file.read_text())["pid"]) if record_file.exists() else 0
     for sig in (signal.SIGTERM, signal.SIGKILL):
         if not _alive(pid):
             return

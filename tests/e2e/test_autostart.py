@@ -1,26 +1,35 @@
 """`aletheia-mcp` alone: with no hub answering it starts one, detached, on the local store.
 
-SQLite only (the store a local hub makes in ALETHEIA_DATA_DIR). Every hub a proxy starts here
-is ended afterwards: the pid in hub.pid, and any other server on the test's own free port.
+SQLite only (the store a local hub makes in ALETHEIA_DATA_DIR). A hub records itself (pid,
+port, store) in hub.json in the data dir; no proxy ever writes it. Every hub a proxy starts here
+is ended afterwards: the one hub.json names, and any other server on the test's own free port.
 """
 
 import os
 import signal
+import socket
+import struct
+import subprocess
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
 import pytest
 
+from tests.conftest import BIN, HubProcess
 from tests.proxy.process import (
     PinnedHub,
     ProxyProcess,
     end_process,
     initialize_message,
     is_running,
+    ping_message,
     pinned_port,
-    read_pid_file,
+    recorded_hub,
+    server_pids_in,
     server_pids_on_port,
     stop_started_hubs,
     tool_call_message,
@@ -40,13 +49,14 @@ class LocalSetup:
     env: dict[str, str]
 
     @property
-    def pid_file(self) -> Path:
-        return self.data_dir / "hub.pid"
+    def record_file(self) -> Path:
+        return self.data_dir / "hub.json"
 
     def hub_pid(self) -> int:
-        pid = read_pid_file(self.pid_file)
-        assert pid is not None, f"no pid in {self.pid_file}"
-        return pid
+        recorded = recorded_hub(self.record_file)
+        assert recorded is not None, f"no hub record in {self.record_file}"
+        assert recorded[1] == self.port, recorded
+        return recorded[0]
 
 
 @pytest.fixture
@@ -60,7 +70,7 @@ def local(tmp_path: Path, shop: Path) -> Iterator[LocalSetup]:
     try:
         yield setup
     finally:
-        stop_started_hubs(setup.pid_file, setup.port)
+        stop_started_hubs(setup.record_file, setup.port)
         assert not server_pids_on_port(setup.port), "a started hub outlived the test"
 
 
@@ -143,11 +153,36 @@ def test_two_proxies_starting_at_once_end_up_on_one_hub(
     assert "One hub for both" in tool_text(fetched)
 
 
+def test_a_hub_records_itself_and_removes_only_its_own_record(local: LocalSetup) -> None:
+    first = PinnedHub(local.env, local.port)
+    try:
+        assert recorded_hub(local.record_file) == (first.process.pid, local.port)
+        second = HubProcess(local.env, "aletheia-server", "--quiet")
+        try:
+            assert recorded_hub(local.record_file) == (second.process.pid, second.port)
+            # A hub that cannot take its port exits before it touches the record.
+            loser = subprocess.run(
+                [str(BIN / "aletheia-server"), "--port", str(second.port), "--quiet"],
+                env=local.env,
+                capture_output=True,
+                timeout=60,
+            )
+            assert loser.returncode != 0
+            assert b"address already in use" in loser.stderr.lower()
+            first.stop()
+            assert recorded_hub(local.record_file) == (second.process.pid, second.port)
+        finally:
+            second.stop()
+        assert not local.record_file.exists()
+    finally:
+        first.stop()
+
+
 class Precondition(RuntimeError):
     """The scenario could not be set up: a plain failure, never the expected one."""
 
 
-def test_hub_pid_names_the_serving_hub_when_another_hub_won_the_port(
+def test_the_hub_record_names_the_serving_hub_when_another_hub_won_the_port(
     proxies: StartProxy, local: LocalSetup
 ) -> None:
     proxy = proxies(local.env)
@@ -192,3 +227,73 @@ def _wait_for_spawned_hub(local: LocalSetup) -> int:
         raise Precondition("the proxy started no hub")
     (pid,) = server_pids_on_port(local.port)
     return pid
+
+
+class ResettingPort:
+    """A loopback port that answers /healthz with a real hub's answer and resets every other
+    connection: a hub that breaks a request off, as an overloaded or crashing one can."""
+
+    def __init__(self, port: int, upstream: str) -> None:
+        self.upstream = upstream
+        self.listener = socket.create_server(("127.0.0.1", port))
+        self.listener.settimeout(0.1)
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while not self.stopped.is_set():
+            try:
+                connection, _ = self.listener.accept()
+            except TimeoutError:
+                continue
+            with connection:
+                connection.settimeout(5)
+                head = b""
+                while b"\r\n\r\n" not in head:
+                    chunk = connection.recv(65536)
+                    if not chunk:
+                        break
+                    head += chunk
+                if head.startswith(b"GET /healthz "):
+                    body = httpx.get(f"{self.upstream}/healthz", timeout=5).content
+                    connection.sendall(
+                        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                        b"Connection: close\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
+                    )
+                else:  # close with unread data and no linger: the peer gets a reset
+                    connection.setsockopt(
+                        socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)
+                    )
+
+    def close(self) -> None:
+        self.stopped.set()
+        self.thread.join(5)
+        self.listener.close()
+
+
+def test_a_hub_that_resets_a_request_is_not_replaced_and_its_record_is_left_alone(
+    proxies: StartProxy, local: LocalSetup
+) -> None:
+    # The hub of this store answers its health probe on the port but breaks the request off.
+    hub = HubProcess(local.env, "aletheia-server", "--quiet")
+    port = ResettingPort(local.port, hub.base_url)
+    try:
+        assert recorded_hub(local.record_file) == (hub.process.pid, hub.port)
+        proxy = proxies(local.env)
+        reply = proxy.request(initialize_message("init"), timeout=START_SECONDS)
+        assert reply["id"] == "init"
+        assert reply["error"]["code"] == -32000
+        assert "broke off this request" in reply["error"]["message"]
+        again = proxy.request(ping_message("next"))
+        assert again["id"] == "next" and again["error"]["code"] == -32000
+        # Something listens on the port, so no hub was started beside it (it would only die
+        # there), and the record still names the hub that wrote it.
+        assert not (local.data_dir / "hub.log").exists()
+        assert not server_pids_in(local.data_dir)
+        assert not (local.data_dir / "hub.pid").exists()
+        assert recorded_hub(local.record_file) == (hub.process.pid, hub.port)
+    finally:
+        port.close()
+        hub.stop()
+    assert not local.record_file.exists()  # a hub removes its own record when it stops

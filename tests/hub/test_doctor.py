@@ -49,3 +49,20 @@ def test_doctor_names_an_unreachable_redis(tmp_path: Path) -> None:
     env["ALETHEIA_REDIS_URL"] = f"redis://127.0.0.1:{free_port()}/0"
     done = doctor(env)
     assert "FIX  redis: redis://127.0.0.1:" in done.stdout
+
+
+def test_doctor_reports_a_hub_on_the_port_that_serves_another_store(tmp_path: Path) -> None:
+    env_a = clean_env(tmp_path)
+    hub = HubProcess(env_a)
+    try:
+        env_b = {**env_a, "ALETHEIA_DATA_DIR": str(tmp_path / "b"), "ALETHEIA_PORT": str(hub.port)}
+        done = doctor(env_b)
+    finally:
+        hub.stop()
+    assert done.returncode == 1, done.stdout
+    a_db, b_db = (tmp_path / "data" / "hub.db").resolve(), (tmp_path / "b" / "hub.db").resolve()
+    assert (
+        f"FIX  hub: the hub on port {hub.port} serves another store (sqlite {a_db}), "
+        f"not this setup's store (sqlite {b_db}); stop that hub, or set ALETHEIA_PORT to a "
+        "free port for this store (aletheia-mcp then starts a hub for it there)"
+    ) in done.stdout

@@ -7,13 +7,53 @@ from fastapi.testclient import TestClient
 
 from aletheia_hub.app import create_app
 from aletheia_hub.settings import Settings
+from aletheia_hub.store.db import Database
+from aletheia_hub.store.identity import store_id
 from aletheia_shared import __version__
 
 
-def test_healthz_answers_ok_with_the_version_and_the_serving_pid(http: TestClient) -> None:
+def test_healthz_answers_ok_with_the_version_the_serving_pid_and_the_store(
+    http: TestClient, settings: Settings, tmp_path: Path
+) -> None:
+    app_db: Database = http.app.state.db  # type: ignore[attr-defined]
+    with app_db.read_session() as session:
+        expected_id = store_id(session=session)
     response = http.get("/healthz")
     assert response.status_code == 200
-    assert response.json() == {"status": "ok", "version": __version__, "pid": os.getpid()}
+    body = response.json()
+    store = body.pop("store")
+    assert body == {"status": "ok", "version": __version__, "pid": os.getpid()}
+    assert store["id"] == expected_id
+    if settings.resolved_database_url().startswith("sqlite"):
+        assert store == {
+            "id": expected_id,
+            "kind": "sqlite",
+            "location": str((tmp_path / "hub.db").resolve()),
+        }
+    else:
+        schema = settings.resolved_database_url().rpartition("%3D")[2]
+        assert store == {
+            "id": expected_id,
+            "kind": "postgresql",
+            "location": f"127.0.0.1:5432/test?search_path={schema}",
+        }
+
+
+def test_healthz_never_shows_a_postgresql_password(tmp_path: Path) -> None:
+    url = "postgresql://aletheia:s3cret@127.0.0.1:1/memory?options=-csearch_path%3Dteam"
+    app = create_app(Settings(database_url=url, cwd=tmp_path))
+    try:
+        # Without `with`, the lifespan never runs: the store's id is not known yet.
+        response = TestClient(app, base_url="http://127.0.0.1").get("/healthz")
+    finally:
+        app.state.db.dispose()
+    assert response.status_code == 200
+    assert "s3cret" not in response.text and "aletheia@" not in response.text
+    assert response.json()["store"] == {
+        "id": None,
+        "kind": "postgresql",
+        "location": "127.0.0.1:1/memory?search_path=team",
+    }
 
 
 def test_readyz_is_ready_after_startup(http: TestClient) -> None:

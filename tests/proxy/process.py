@@ -21,6 +21,7 @@ from typing import Any, Final
 
 import sqlalchemy
 
+from aletheia_shared.store import parse_record
 from tests.conftest import BIN, stop_process, wait_until_ready
 
 PROXY: Final = BIN / "aletheia-mcp"
@@ -304,11 +305,29 @@ def server_pids_on_port(port: int) -> set[int]:
     return found
 
 
-def read_pid_file(pid_file: Path) -> int | None:
+def server_pids_in(folder: Path) -> set[int]:
+    """Our live `aletheia-server` processes running in `folder` (a proxy starts hubs in the
+    data dir), whatever port they took."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or _server_argv(int(entry.name)) is None:
+            continue
+        try:
+            cwd = (entry / "cwd").resolve(strict=True)
+        except OSError:
+            continue
+        if cwd == folder.resolve() and is_running(int(entry.name)):
+            found.add(int(entry.name))
+    return found
+
+
+def recorded_hub(record_file: Path) -> tuple[int, int] | None:
+    """(pid, port) of the hub a hub record names, or None without a record."""
     try:
-        return int(pid_file.read_text().strip())
-    except (OSError, ValueError):
+        record = parse_record(record_file.read_text())
+    except OSError:
         return None
+    return None if record is None else (record["pid"], record["port"])
 
 
 def end_process(pid: int, timeout: float = EXIT_SECONDS) -> None:
@@ -325,12 +344,13 @@ def end_process(pid: int, timeout: float = EXIT_SECONDS) -> None:
             time.sleep(0.05)
 
 
-def stop_started_hubs(pid_file: Path, port: int) -> None:
-    """End the hub a proxy started: the pid in hub.pid, and any other server on that port."""
-    pids = server_pids_on_port(port)
-    recorded = read_pid_file(pid_file)
-    if recorded is not None and is_running(recorded) and _server_argv(recorded) is not None:
-        pids.add(recorded)
+def stop_started_hubs(record_file: Path, port: int) -> None:
+    """End the hubs proxies started: the one the record names, any other server on the port,
+    and any server running in the record's folder (the data dir a proxy starts hubs in)."""
+    pids = server_pids_on_port(port) | server_pids_in(record_file.parent)
+    recorded = recorded_hub(record_file)
+    if recorded is not None and is_running(recorded[0]) and _server_argv(recorded[0]) is not None:
+        pids.add(recorded[0])
     for pid in sorted(pids):
         end_process(pid)
 

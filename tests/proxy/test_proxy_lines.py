@@ -228,6 +228,7 @@ def test_a_hub_on_a_new_store_gets_a_new_session_transparently(
     start_proxy: StartProxy, tmp_path: Path, shop: Path
 ) -> None:
     base = {key: value for key, value in os.environ.items() if not key.startswith("ALETHEIA_")}
+    base["ALETHEIA_DATA_DIR"] = str(tmp_path / "data")  # where a hub records itself
     first_env = {**base, "ALETHEIA_DATABASE_URL": f"sqlite:///{tmp_path / 'first.db'}"}
     second_env = {**base, "ALETHEIA_DATABASE_URL": f"sqlite:///{tmp_path / 'second.db'}"}
     port = pinned_port()

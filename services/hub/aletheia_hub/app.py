@@ -20,6 +20,7 @@ from aletheia_hub.mcp.tools.catalog import TOOLS
 from aletheia_hub.ratelimit import TokenRateLimiter
 from aletheia_hub.settings import Settings
 from aletheia_hub.store.db import Database
+from aletheia_hub.store.identity import store_id
 from aletheia_hub.store.migrate import upgrade_to_head
 from aletheia_shared import __version__
 
@@ -31,6 +32,8 @@ def create_app(settings: Settings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await run_in_threadpool(upgrade_to_head, db.engine)
+        # Read once: /healthz names the store on every probe and must stay cheap.
+        app.state.store_id = await run_in_threadpool(_read_store_id, db)
         # Startup objects live as long as the process: keep them out of full GC passes,
         # which otherwise pause a request for tens of milliseconds now and then.
         gc.freeze()
@@ -48,6 +51,8 @@ def create_app(settings: Settings) -> FastAPI:
     )
     app.state.settings = settings
     app.state.db = db
+    app.state.store = settings.served_store()
+    app.state.store_id = None
     app.state.dispatcher = Dispatcher(db=db, registry=Registry(TOOLS))
     app.state.rate_limiter = (
         TokenRateLimiter(
@@ -70,3 +75,8 @@ def create_app(settings: Settings) -> FastAPI:
         allowed_hosts=settings.allowed_hosts,
     )
     return app
+
+
+def _read_store_id(db: Database) -> str:
+    with db.read_session() as session:
+        return store_id(session=session)

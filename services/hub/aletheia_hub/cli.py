@@ -61,19 +61,9 @@ def _print_connect_hint(settings: Settings) -> None:
 
 def serve(settings: Settings, *, quiet: bool = False) -> None:
     """Run the hub until interrupted."""
-    import uvicorn
+    from aletheia_hub import serving
 
-    from aletheia_hub.app import create_app
-
-    if not quiet:
-        _print_connect_hint(settings)
-    uvicorn.run(
-        create_app(settings),
-        host=settings.host,
-        port=settings.port,
-        log_level="warning",
-        access_log=False,
-    )
+    serving.run(settings, announce=None if quiet else _print_connect_hint)
 
 
 def server_main(argv: Sequence[str] | None = None) -> None:

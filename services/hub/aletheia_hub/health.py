@@ -3,7 +3,7 @@
 import os
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
@@ -13,14 +13,26 @@ from aletheia_hub.deps import DatabaseDep
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import is_current
 from aletheia_shared import __version__
+from aletheia_shared.store import StoreLocation
 
 router = APIRouter()
 
 
 @router.get("/healthz")
-async def healthz() -> dict[str, Any]:
-    # The pid lets a proxy that started a local hub record which process serves.
-    return {"status": "ok", "version": __version__, "pid": os.getpid()}
+async def healthz(request: Request) -> dict[str, Any]:
+    # The store lets a proxy (and aletheia doctor) check that this hub serves the store it was
+    # configured for; the id is read once at startup (None until then).
+    store: StoreLocation = request.app.state.store
+    return {
+        "status": "ok",
+        "version": __version__,
+        "pid": os.getpid(),
+        "store": {
+            "id": request.app.state.store_id,
+            "kind": store.kind,
+            "location": store.location,
+        },
+    }
 
 
 @router.get("/readyz")

@@ -8,6 +8,13 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from aletheia_shared import env
+from aletheia_shared.store import (
+    StoreLocation,
+    database_url,
+    default_data_dir,
+    record_path,
+    store_location,
+)
 
 Scope = Literal["mcp", "read", "sync", "admin"]
 
@@ -15,9 +22,10 @@ Scope = Literal["mcp", "read", "sync", "admin"]
 class Settings(BaseSettings):
     """Everything the hub can be told; built once per app, never at import time."""
 
-    model_config = SettingsConfigDict(env_prefix="ALETHEIA_", extra="ignore")
+    # An empty variable counts as unset, as the proxy reads it: both must name the same store.
+    model_config = SettingsConfigDict(env_prefix="ALETHEIA_", extra="ignore", env_ignore_empty=True)
 
-    data_dir: Path = Field(default_factory=lambda: Path.home() / env.DEFAULT_DATA_DIR_NAME)
+    data_dir: Path = Field(default_factory=default_data_dir)
     hub_db: Path | None = None
     database_url: str | None = None
     host: str = env.DEFAULT_HOST
@@ -34,10 +42,18 @@ class Settings(BaseSettings):
 
     def resolved_database_url(self) -> str:
         """PostgreSQL URL when given, else the SQLite file (hub_db, else data_dir/hub.db)."""
-        if self.database_url:
-            return normalize_database_url(self.database_url)
-        path = self.hub_db if self.hub_db is not None else self.data_dir / env.DB_FILE_NAME
-        return f"sqlite:///{Path(path).expanduser().resolve()}"
+        url = database_url(
+            database_url=self.database_url, hub_db=self.hub_db, data_dir=self.data_dir
+        )
+        return normalize_database_url(url)
+
+    def served_store(self) -> StoreLocation:
+        """The store this hub serves, as `/healthz` names it (never with a password)."""
+        return store_location(self.resolved_database_url())
+
+    def hub_record_path(self) -> Path:
+        """Where this hub, when it is a local hub, records its pid and port."""
+        return record_path(self.served_store(), self.data_dir.expanduser().resolve())
 
 
 def normalize_database_url(url: str) -> str:

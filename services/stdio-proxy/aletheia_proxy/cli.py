@@ -5,7 +5,7 @@ import sys
 
 from aletheia_proxy.config import load_config
 from aletheia_proxy.forward import Forwarder, run
-from aletheia_proxy.launch import start_local_hub
+from aletheia_proxy.local_hub import LocalHub
 from aletheia_proxy.transport import HubClient
 
 USAGE = """usage: aletheia-mcp
@@ -14,11 +14,14 @@ The stdio MCP server that AI coding tools start. It reads newline-delimited JSON
 stdin and forwards each line to the Aletheia hub; it takes no flags.
 
 Environment:
-  ALETHEIA_HUB_URL   hub address (default: the local hub, started when none answers)
+  ALETHEIA_HUB_URL   hub address, used as given (default: the local hub of the store below,
+                     started when none answers)
   ALETHEIA_TOKEN     bearer token for a team hub
   ALETHEIA_TOOL      names the caller (default: the host's clientInfo.name)
   ALETHEIA_CWD       working directory that sets the default project
-  ALETHEIA_DATA_DIR, ALETHEIA_HUB_DB, ALETHEIA_DATABASE_URL   the store of a local hub it starts
+  ALETHEIA_DATA_DIR, ALETHEIA_HUB_DB, ALETHEIA_DATABASE_URL   the store: only a local hub
+                     that serves it is used; when the port serves another store, a hub for
+                     this store is started on a free port (recorded in the data dir)
   ALETHEIA_PORT      port of the local hub (default 7411)
 """
 
@@ -35,9 +38,10 @@ def main() -> None:
     )
     config = load_config()
     hub = HubClient(config)
-    starter = None if config.hub_url_given else (lambda: start_local_hub(hub))
+    # An explicit ALETHEIA_HUB_URL is the user's choice of hub: used as given, unchecked.
+    finder = None if config.hub_url_given else LocalHub(hub).find
     try:
-        run(sys.stdin.buffer, protocol_out, Forwarder(hub, starter))
+        run(sys.stdin.buffer, protocol_out, Forwarder(hub, finder))
     except (KeyboardInterrupt, BrokenPipeError):
         pass  # the host stopped us or closed our stdout: nothing left to answer
     finally:

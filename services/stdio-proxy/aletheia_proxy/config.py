@@ -7,6 +7,12 @@ from pathlib import Path
 
 from aletheia_shared import env
 from aletheia_shared.project import project_key
+from aletheia_shared.store import (
+    StoreLocation,
+    environment_data_dir,
+    environment_database_url,
+    store_location,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,6 +23,8 @@ class ProxyConfig:
     tool: str | None
     project: str
     port: int
+    store: StoreLocation
+    data_dir: Path
     hub_environment: dict[str, str]
 
 
@@ -26,6 +34,8 @@ def load_config(environ: Mapping[str, str] | None = None) -> ProxyConfig:
     port = _port(environ.get(env.PORT))
     given_url = environ.get(env.HUB_URL, "").strip()
     cwd = environ.get(env.CWD) or os.getcwd()
+    data_dir = environment_data_dir(environ)
+    store = store_location(environment_database_url(environ))
     return ProxyConfig(
         hub_url=given_url or env.local_hub_url(port),
         hub_url_given=bool(given_url),
@@ -33,8 +43,25 @@ def load_config(environ: Mapping[str, str] | None = None) -> ProxyConfig:
         tool=environ.get(env.TOOL) or None,
         project=project_key(Path(cwd)),
         port=port,
-        hub_environment=dict(environ),
+        store=store,
+        data_dir=data_dir,
+        hub_environment=_hub_environment(environ, data_dir, store),
     )
+
+
+def _hub_environment(
+    environ: Mapping[str, str], data_dir: Path, store: StoreLocation
+) -> dict[str, str]:
+    """The environment of a hub this proxy starts, with the store's paths made absolute:
+    the hub runs in the data dir, where a relative path would name another file."""
+    hub_env = dict(environ)
+    hub_env[env.DATA_DIR] = str(data_dir)
+    if store.kind == "sqlite" and store.location != ":memory:":
+        if environ.get(env.DATABASE_URL):
+            hub_env[env.DATABASE_URL] = f"sqlite:///{store.location}"
+        elif environ.get(env.HUB_DB):
+            hub_env[env.HUB_DB] = store.location
+    return hub_env
 
 
 def _port(value: str | None) -> int:

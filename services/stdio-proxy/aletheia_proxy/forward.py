@@ -13,15 +13,21 @@ from aletheia_shared import jsonrpc
 
 logger = logging.getLogger("aletheia_proxy")
 
-HubStarter = Callable[[], bool]
+# Points the client at a hub that serves the proxy's store; None, or why it cannot.
+HubFinder = Callable[[], str | None]
+
+
+class NoHub(Exception):
+    """No hub of the proxy's store can be used; the message says why and what to do."""
 
 
 class Forwarder:
     """Sends lines to the hub, recovering from a missing hub or a forgotten session."""
 
-    def __init__(self, hub: HubClient, start_hub: HubStarter | None = None) -> None:
+    def __init__(self, hub: HubClient, find_hub: HubFinder | None = None) -> None:
         self.hub = hub
-        self.start_hub = start_hub
+        self.find_hub = find_hub
+        self.hub_checked = find_hub is None
         self.initialize_line: bytes | None = None
 
     def forward(self, line: bytes) -> bytes | None:
@@ -30,29 +36,49 @@ class Forwarder:
             self.initialize_line = line
         try:
             response = self._post(line)
+            if response.status_code == 404 and self._reinitialize():
+                response = self.hub.post(line)
         except HubUnreachable as error:
             return self._unreachable(line, error)
-        if response.status_code == 404 and self._reinitialize():
-            try:
-                response = self.hub.post(line)
-            except HubUnreachable as error:
-                return self._unreachable(line, error)
+        except NoHub as error:
+            return replies.error_line(line, jsonrpc.SERVER_ERROR, str(error))
         return self._answer(line, response)
 
     def _unreachable(self, line: bytes, error: HubUnreachable) -> bytes | None:
-        return replies.error_line(
-            line,
-            jsonrpc.SERVER_ERROR,
-            f"Cannot reach the Aletheia hub at {self.hub.config.hub_url} ({error}). Start it "
-            "with `aletheia-server`, or set ALETHEIA_HUB_URL to a running hub; then retry.",
-        )
+        if error.refused:
+            message = (
+                f"Cannot reach the Aletheia hub at {self.hub.hub_url} ({error}). Start it "
+                "with `aletheia-server`, or set ALETHEIA_HUB_URL to a running hub; then retry."
+            )
+        else:
+            message = (
+                f"The Aletheia hub at {self.hub.hub_url} broke off this request ({error}); it "
+                "may have run it. Check before you retry; if it keeps happening, see the hub's "
+                "log (hub.log in the data dir for a hub aletheia-mcp started)."
+            )
+        return replies.error_line(line, jsonrpc.SERVER_ERROR, message)
+
+    def _ensure_hub(self) -> None:
+        """Before the first line, and whenever the hub may have changed: check (or find, or
+        start) the hub of our store."""
+        if self.hub_checked or self.find_hub is None:
+            return
+        problem = self.find_hub()
+        if problem is not None:
+            raise NoHub(problem)
+        self.hub_checked = True
 
     def _post(self, line: bytes) -> httpx.Response:
+        self._ensure_hub()
         try:
             return self.hub.post(line)
-        except HubUnreachable:
-            if self.start_hub is None or not self.start_hub():
+        except HubUnreachable as error:
+            # Only a refused connection means no hub: the line was never sent, and a hub may
+            # be started. A reset or a timeout may have reached a hub that is still there.
+            if self.find_hub is None or not error.refused:
                 raise
+            self.hub_checked = False
+            self._ensure_hub()
             return self.hub.post(line)
 
     def _reinitialize(self) -> bool:
@@ -60,6 +86,8 @@ class Forwarder:
         if self.initialize_line is None or self.hub.session_id is None:
             return False
         self.hub.session_id = None
+        self.hub_checked = False  # another hub may hold the port now: check its store first
+        self._ensure_hub()
         try:
             response = self.hub.post(self.initialize_line)
         except HubUnreachable:

@@ -1,14 +1,21 @@
-"""Start a local hub when none answers, detached so it outlives this proxy."""
+"""Start a local hub, detached so it outlives this proxy, and the checks that decide to.
 
+The proxy never records a hub itself: a hub writes its own record (pid, port, store) once it
+serves, so a record never names a process that did not write it.
+"""
+
+import contextlib
 import logging
 import shutil
+import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Final
 
-from aletheia_proxy.transport import HubClient
+from aletheia_proxy.config import ProxyConfig
 from aletheia_shared import env
 
 logger = logging.getLogger("aletheia_proxy")
@@ -16,6 +23,7 @@ logger = logging.getLogger("aletheia_proxy")
 START_DEADLINE_SECONDS: Final = 20.0
 POLL_SECONDS: Final = 0.05
 OTHER_HUB_GRACE_SECONDS: Final = 3.0
+LOG_NAME: Final = "hub.log"
 
 
 def server_executable() -> str | None:
@@ -26,59 +34,88 @@ def server_executable() -> str | None:
     return shutil.which("aletheia-server")
 
 
-def data_dir(environ: dict[str, str]) -> Path:
-    configured = environ.get(env.DATA_DIR)
-    return Path(configured).expanduser() if configured else Path.home() / env.DEFAULT_DATA_DIR_NAME
+def nothing_listens(port: int) -> bool:
+    """Whether a connection to the loopback port is refused: the one sign that no hub is there.
+
+    A timeout, a reset or an HTTP error comes from something that holds the port; a hub
+    started beside it could only die on the taken port.
+    """
+    try:
+        with socket.create_connection((env.DEFAULT_HOST, port), timeout=1.0):
+            return False
+    except ConnectionRefusedError:
+        return True
+    except OSError:
+        return False
 
 
-def start_local_hub(hub: HubClient) -> bool:
-    """Launch `aletheia-server` on loopback with the same store, and wait until it answers."""
+def spawn_hub(config: ProxyConfig, port: int) -> "subprocess.Popen[bytes] | None":
+    """Launch `aletheia-server` on loopback for the proxy's store; port 0 takes a free one."""
     executable = server_executable()
     if executable is None:
         logger.error("aletheia-server is not installed next to aletheia-mcp or on PATH")
-        return False
-    folder = data_dir(hub.config.hub_environment)
+        return None
+    folder = config.data_dir
     folder.mkdir(parents=True, exist_ok=True)
-    with (folder / "hub.log").open("ab") as log:
+    with (folder / LOG_NAME).open("ab") as log:
         process = subprocess.Popen(
-            [executable, "--host", env.DEFAULT_HOST, "--port", str(hub.config.port), "--quiet"],
+            [executable, "--host", env.DEFAULT_HOST, "--port", str(port), "--quiet"],
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=log,
-            env=hub.config.hub_environment,
+            env=config.hub_environment,
             cwd=folder,
             start_new_session=True,
         )
-    logger.info("started a local hub (pid %s) on port %s", process.pid, hub.config.port)
+    logger.info("started a local hub (pid %s) for %s", process.pid, config.store)
+    return process
+
+
+def wait_for(
+    ready: Callable[[], bool], process: "subprocess.Popen[bytes]", *, others_may_win: bool
+) -> bool:
+    """Poll `ready` until it holds, within the start deadline.
+
+    When the started hub exits (most likely another proxy's hub took the port first), go on
+    polling a short while for that other hub if `others_may_win`.
+    """
     deadline = time.monotonic() + START_DEADLINE_SECONDS
+    exited = False
     while time.monotonic() < deadline:
-        if _record_serving_hub(hub, folder):
+        if ready():
             return True
-        if process.poll() is not None:
-            # It exited: most likely another proxy's hub took the port first. Use that one,
-            # but do not wait long for a hub that may never come.
-            grace = min(deadline, time.monotonic() + OTHER_HUB_GRACE_SECONDS)
-            return _wait_for_other_hub(hub, folder, grace)
+        if not exited and process.poll() is not None:
+            exited = True
+            if not others_may_win:
+                break
+            deadline = min(deadline, time.monotonic() + OTHER_HUB_GRACE_SECONDS)
         time.sleep(POLL_SECONDS)
-    logger.error("the local hub did not answer within %.0f s", START_DEADLINE_SECONDS)
+    if exited:
+        logger.error("the local hub exited; see %s in the data dir", LOG_NAME)
+    else:
+        logger.error("the local hub did not answer within %.0f s", START_DEADLINE_SECONDS)
     return False
 
 
-def _record_serving_hub(hub: HubClient, folder: Path) -> bool:
-    """When a hub answers, write the pid of the one that serves to hub.pid."""
-    answer = hub.health()
-    if answer is None:
-        return False
-    pid = answer.get("pid")
-    if isinstance(pid, int):
-        (folder / "hub.pid").write_text(f"{pid}\n")
-    return True
+@contextlib.contextmanager
+def exclusive(lock_file: Path) -> Iterator[None]:
+    """Hold a lock on `lock_file` while finding or starting the hub of one store, so that
+    proxies starting at once do not each start a hub. Best effort: after the start deadline,
+    or where there is no flock, go on without it."""
+    if sys.platform == "win32":
+        yield
+        return
+    import fcntl
 
-
-def _wait_for_other_hub(hub: HubClient, folder: Path, deadline: float) -> bool:
-    while time.monotonic() < deadline:
-        if _record_serving_hub(hub, folder):
-            return True
-        time.sleep(POLL_SECONDS)
-    logger.error("the local hub exited; see hub.log in %s", folder)
-    return False
+    lock_file.parent.mkdir(parents=True, exist_ok=True)
+    with lock_file.open("a") as handle:
+        deadline = time.monotonic() + START_DEADLINE_SECONDS + OTHER_HUB_GRACE_SECONDS
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    break
+                time.sleep(POLL_SECONDS)
+        yield  # closing the file releases the lock

@@ -14,12 +14,19 @@ TIMEOUT: Final = httpx.Timeout(120.0, connect=5.0)
 class HubUnreachable(Exception):
     """No connection to the hub could be made, or it broke mid-request."""
 
+    def __init__(self, message: str, *, refused: bool) -> None:
+        super().__init__(message)
+        # Refused: the request was never sent, so it may be sent again once a hub answers.
+        # Anything else (timeout, reset) may have reached a hub that is still there.
+        self.refused = refused
+
 
 class HubClient:
     """POSTs lines to the hub and keeps the session id it hands out."""
 
     def __init__(self, config: ProxyConfig, client: httpx.Client | None = None) -> None:
         self.config = config
+        self.hub_url = config.hub_url  # a local hub of our store may serve on another port
         self.session_id: str | None = None
         base_headers = {
             "Content-Type": "application/json",
@@ -38,22 +45,19 @@ class HubClient:
         """Send one line as it is; raise HubUnreachable when there is no answer."""
         extra = {headers.SESSION_ID: self.session_id} if self.session_id else {}
         try:
-            response = self.client.post(self.config.hub_url, content=line, headers=extra)
+            response = self.client.post(self.hub_url, content=line, headers=extra)
         except httpx.TransportError as error:
-            raise HubUnreachable(str(error) or type(error).__name__) from error
+            refused = isinstance(error, httpx.ConnectError)
+            raise HubUnreachable(str(error) or type(error).__name__, refused=refused) from error
         new_session = response.headers.get(headers.SESSION_ID)
         if new_session:
             self.session_id = new_session
         return response
 
-    def is_up(self) -> bool:
-        """Whether a hub answers its health probe at the configured address."""
-        return self.health() is not None
-
-    def health(self) -> dict[str, Any] | None:
-        """The hub's /healthz answer, or None when no hub answers."""
+    def health(self, hub_url: str | None = None) -> dict[str, Any] | None:
+        """The /healthz answer of the hub at `hub_url` (default: ours), or None without one."""
         try:
-            response = self.client.get(health_url(self.config.hub_url), timeout=1.0)
+            response = self.client.get(health_url(hub_url or self.hub_url), timeout=1.0)
         except httpx.TransportError:
             return None
         if response.status_code != 200:
@@ -70,7 +74,7 @@ class HubClient:
             return
         with contextlib.suppress(httpx.TransportError):
             self.client.delete(
-                self.config.hub_url, headers={headers.SESSION_ID: self.session_id}, timeout=2.0
+                self.hub_url, headers={headers.SESSION_ID: self.session_id}, timeout=2.0
             )
 
     def close(self) -> None:

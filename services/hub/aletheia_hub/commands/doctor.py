@@ -1,6 +1,7 @@
 """aletheia doctor: check the store, the hub, the proxy and Redis, and say how to fix each."""
 
 import argparse
+import json
 import sys
 import urllib.error
 import urllib.request
@@ -15,6 +16,7 @@ from aletheia_hub.settings import Settings
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import is_current
 from aletheia_shared import __version__
+from aletheia_shared.store import served_store
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,18 +72,30 @@ def _hub(settings: Settings) -> Check:
     url = f"http://127.0.0.1:{settings.port}/healthz"
     try:
         with urllib.request.urlopen(url, timeout=2) as response:
-            answer = response.read().decode()
+            raw = response.read().decode()
     except (urllib.error.URLError, OSError):
         return Check(
             "hub",
             False,
             f"nothing answers on {url}; run `aletheia-server` (aletheia-mcp also starts one)",
         )
-    same = f'"version":"{__version__}"' in answer.replace(" ", "")
-    detail = f"answering on port {settings.port}" + (
-        "" if same else f" with another version: {answer}"
-    )
-    return Check("hub", same, detail)
+    try:
+        answer = json.loads(raw)
+    except ValueError:
+        answer = None
+    if not isinstance(answer, dict) or answer.get("version") != __version__:
+        return Check("hub", False, f"answering on port {settings.port} with another version: {raw}")
+    mine = settings.served_store()
+    served = served_store(answer)
+    if served != mine:
+        return Check(
+            "hub",
+            False,
+            f"the hub on port {settings.port} serves another store ({served}), not this "
+            f"setup's store ({mine}); stop that hub, or set ALETHEIA_PORT to a free port for "
+            "this store (aletheia-mcp then starts a hub for it there)",
+        )
+    return Check("hub", True, f"answering on port {settings.port}, serving {mine}")
 
 
 def _proxy() -> Check:
