@@ -1,0 +1,455 @@
+"""Retrieval quality of search on generated coding-agent memories: hit@1, hit@5, recall@5,
+MRR@10 and latency per question kind and search mode, in-process and over HTTP tools/call.
+
+    .venv/bin/python bench/retrieval.py [--sizes 1000,10000,100000] [--via store,http]
+        [--modes keyword,vector,hybrid] [--questions N] [--cache-dir DIR] [--seed S] [--quick]
+
+The corpus (bench/retrieval_data) is 1,000 base memories (notes from 50 templates and chat
+turns from team meetings), grown to larger sizes by variants with other people, components
+and numbers. Questions ask about the base: keyword (2-3 rare words of the note), sentence
+(the note's own words in a question), paraphrase (the same need in other words) and chat
+(who said what, when). A mode the store or the tool does not offer prints n/a.
+"""
+
+import argparse
+import contextlib
+import dataclasses
+import functools
+import hashlib
+import json
+import os
+import platform
+import re
+import shlex
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import median, quantiles
+from typing import Any, Final
+from unittest.mock import patch
+
+import httpx
+from alembic.script import ScriptDirectory
+from retrieval_data import BASE_SIZE, KINDS, Corpus, Question, build_corpus
+
+from aletheia_hub.store import memories as memory_store
+from aletheia_hub.store.db import Database
+from aletheia_hub.store.migrate import MIGRATIONS_DIR, upgrade_to_head
+from aletheia_hub.store.search import SearchQuery, search
+
+BIN: Final = Path(sys.executable).parent
+GENERATOR: Final = Path(__file__).with_name("retrieval_data")
+PROJECT: Final = "retrieval-bench"
+MODES: Final = ("keyword", "vector", "hybrid")
+VIAS: Final = ("store", "http")
+DEPTH: Final = 10  # results asked per search; MRR counts ranks up to here
+BATCH: Final = 5_000  # memories per write transaction while building
+WARMUP: Final = 10
+LOADING_WAIT_S: Final = 120.0  # how long a hub may take to load its embedding model
+HEADERS: Final = {"Accept": "application/json, text/event-stream", "X-Aletheia-Project": PROJECT}
+INDEX_LINE: Final = re.compile(r"^#(\d+) ", re.MULTILINE)
+FALLBACK: Final = re.compile(r"^\(keyword-only: .*\)$", re.MULTILINE)
+
+Search = Callable[[str], list[int]]
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    hit1: float
+    hit5: float
+    recall5: float
+    rr: float
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    size: int
+    via: str
+    mode: str
+    kind: str
+    scores: list[Score]
+    timings: list[float]
+    note: str = ""
+
+
+def score(found: list[int], gold: set[int]) -> Score:
+    rank = next((n for n, item in enumerate(found, 1) if item in gold), None)
+    top5 = gold.intersection(found[:5])
+    return Score(
+        float(bool(found) and found[0] in gold),
+        float(bool(top5)),
+        len(top5) / len(gold),
+        1 / rank if rank else 0.0,
+    )
+
+
+# Building and caching stores
+
+
+def cache_name(size: int, seed: int) -> str:
+    """A store file name that changes with the generator's code and the schema's head."""
+    digest = hashlib.sha256()
+    for source in sorted(GENERATOR.glob("*.py")):
+        digest.update(source.read_bytes())
+    head = ScriptDirectory(str(MIGRATIONS_DIR)).get_current_head() or "none"
+    return f"retrieval-{size}-seed{seed}-{digest.hexdigest()[:10]}-{head}.db"
+
+
+def build_store(path: Path, corpus: Corpus) -> list[int]:
+    """Save every memory in order of time (ids grow with time, as in use); the base's ids."""
+    for stale in path.parent.glob(path.name + "*"):
+        stale.unlink()
+    db = Database(f"sqlite:///{path}")
+    upgrade_to_head(db.engine)
+    items = corpus.memories
+    order = sorted(range(len(items)), key=lambda n: (items[n].created_at_ms, n))
+    ids = [0] * len(items)
+    moment = [0]
+    with patch.object(memory_store, "now_ms", lambda: moment[0]):
+        for first in range(0, len(order), BATCH):
+            with db.write_session() as session:
+                for n in order[first : first + BATCH]:
+                    memory = items[n]
+                    moment[0] = memory.created_at_ms
+                    saved = memory_store.save_memory(
+                        session=session,
+                        project=PROJECT,
+                        text=memory.text,
+                        title=memory.title,
+                        type=memory.type,
+                        kind=memory.kind,
+                        tool=memory.tool,
+                        pinned=False,
+                        files=memory.files,
+                    )
+                    if not saved.created or saved.redacted:
+                        raise RuntimeError(f"memory {n} was merged or redacted: {memory.title}")
+                    ids[n] = saved.id
+    db.dispose()
+    return ids[:BASE_SIZE]
+
+
+def prepared_store(folder: Path, size: int, seed: int) -> tuple[Path, list[int]]:
+    """A store of `size` memories, reused when cached, and the ids of its base memories."""
+    path = folder / cache_name(size, seed)
+    ids_file = path.with_suffix(".ids.json")
+    if ids_file.exists():  # written last, so the store beside it is complete
+        print(f"{size:>7} memories: reused {path}")
+        return path, json.loads(ids_file.read_text())
+    start = time.perf_counter()
+    corpus = build_corpus(size, seed)
+    generated = time.perf_counter() - start
+    ids = build_store(path, corpus)
+    ids_file.write_text(json.dumps(ids))
+    seconds = time.perf_counter() - start
+    rate = f"{size / (seconds - generated):.0f} saves/s"
+    print(f"{size:>7} memories: built in {seconds:.1f} s ({generated:.1f} s generating, {rate})")
+    return path, ids
+
+
+# Searching through the store and over HTTP
+
+
+def store_search(db: Database, mode: str, probe: str) -> Search | str:
+    """A search function for a mode, or why the store cannot search that way."""
+    has_mode = "mode" in {field.name for field in dataclasses.fields(SearchQuery)}
+    if not has_mode and mode != "keyword":
+        return "SearchQuery has no mode field"
+    extra: dict[str, Any] = {"mode": mode} if has_mode else {}
+
+    def run(text: str) -> list[int]:
+        query = SearchQuery(text=text, projects=[PROJECT], limit=DEPTH, **extra)
+        with db.read_session() as session:
+            return [hit.id for hit in search(session=session, query=query).memories]
+
+    try:
+        run(probe)
+    except Exception as error:  # whatever a mode that cannot serve raises: report it, go on
+        return f"{type(error).__name__}: {error}"
+    return run
+
+
+def rpc(method: str, request_id: int | None = None, **params: Any) -> dict[str, Any]:
+    message = {"jsonrpc": "2.0", "method": method, "params": params}
+    return message if request_id is None else message | {"id": request_id}
+
+
+def connect(client: httpx.Client, url: str) -> Callable[[dict[str, Any]], tuple[bool, str]]:
+    """Initialize an MCP session; returns a function that calls search: (ok, text)."""
+    hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench"}}
+    answer = client.post(url, json=rpc("initialize", 1, **hello))
+    client.headers["Mcp-Session-Id"] = answer.headers["Mcp-Session-Id"]
+    client.post(url, json=rpc("notifications/initialized"))
+
+    def call(arguments: dict[str, Any]) -> tuple[bool, str]:
+        reply = client.post(url, json=rpc("tools/call", 2, name="search", arguments=arguments))
+        message = reply.json()
+        if "error" in message:
+            return False, str(message["error"].get("message"))
+        text = "".join(part.get("text", "") for part in message["result"]["content"])
+        return not message["result"]["isError"], text
+
+    return call
+
+
+def http_search(
+    call: Callable[[dict[str, Any]], tuple[bool, str]], mode: str, probe: str
+) -> Search | str:
+    """A search function for a mode over tools/call, or why the tool cannot search that way.
+
+    Keyword mode without a `mode` argument is the tool's only search; a mode that falls back
+    to keywords (model loading or missing) is not that mode, so it is reported instead.
+    """
+    arguments: dict[str, Any] = {"limit": DEPTH, "mode": mode}
+    ok, text = call(arguments | {"query": probe})
+    if not ok and "Unknown argument: mode" in text:
+        if mode != "keyword":
+            return "the search tool has no mode argument"
+        del arguments["mode"]
+        ok, text = call(arguments | {"query": probe})
+    deadline = time.monotonic() + LOADING_WAIT_S
+    while ok and "still loading" in text and time.monotonic() < deadline:
+        time.sleep(1.0)
+        ok, text = call(arguments | {"query": probe})
+    if not ok:
+        return text.strip().splitlines()[-1] if text.strip() else "error"
+    if fallback := FALLBACK.search(text):
+        return fallback.group(0).strip("()")
+
+    def run(question: str) -> list[int]:
+        ok, text = call(arguments | {"query": question})
+        if not ok:
+            raise RuntimeError(f"search {question!r} failed: {text[:300]}")
+        return [int(found) for found in INDEX_LINE.findall(text)]
+
+    return run
+
+
+@contextlib.contextmanager
+def running_hub(db_file: Path) -> Iterator[str]:
+    """aletheia-server on a free loopback port over db_file; yields its /mcp URL."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port, log = int(sock.getsockname()[1]), db_file.with_suffix(".log")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ALETHEIA_")}
+    env |= {"ALETHEIA_HUB_DB": str(db_file), "ALETHEIA_DATA_DIR": str(db_file.parent)}
+    command = [str(BIN / "aletheia-server"), "--port", str(port), "--quiet"]
+    with log.open("wb") as out:
+        hub = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
+    try:
+        deadline = time.monotonic() + 60
+        while not _ready(f"http://127.0.0.1:{port}/readyz"):
+            if hub.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"hub not ready: {log.read_text()[-2000:]}")
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        hub.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            hub.wait(10)
+        hub.kill()  # nothing happens if it has ended
+        hub.wait()
+
+
+def _ready(url: str) -> bool:
+    with contextlib.suppress(httpx.TransportError):
+        return httpx.get(url, timeout=1.0).status_code == 200
+    return False
+
+
+# Measuring
+
+
+def measure(found: Search | str, questions: list[Question], ids: list[int]) -> list[Row]:
+    """Scores and timings per question kind (size, via and mode are filled in by the caller)."""
+    if isinstance(found, str):
+        return [Row(0, "", "", "", [], [], note=found)]
+    for question in questions[:WARMUP]:
+        found(question.text)
+    rows = []
+    for kind in KINDS:
+        asked = [question for question in questions if question.kind == kind]
+        scores, timings = [], []
+        for question in asked:
+            start = time.perf_counter_ns()
+            result = found(question.text)
+            timings.append((time.perf_counter_ns() - start) / 1e6)
+            scores.append(score(result, {ids[position] for position in question.gold}))
+        if asked:
+            rows.append(Row(0, "", "", kind, scores, timings))
+    return rows
+
+
+def labelled(rows: list[Row], size: int, via: str, mode: str) -> list[Row]:
+    return [dataclasses.replace(row, size=size, via=via, mode=mode) for row in rows]
+
+
+def unless_keyword(found: Search | str, keyword: Search | str, probes: list[str]) -> Search | str:
+    """`found`, unless it answers every probe exactly as keyword search does: a mode that
+    quietly falls back to keywords (no model, no vectors yet) would pass for that mode."""
+    if isinstance(found, str) or isinstance(keyword, str):
+        return found
+    if all(found(probe) == keyword(probe) for probe in probes):
+        return "answers equal keyword search on every probe (it fell back to keywords)"
+    return found
+
+
+def evaluate(
+    path: Path, size: int, args: argparse.Namespace, questions: list[Question], ids: list[int]
+) -> list[Row]:
+    """Every asked mode through every asked path over one store."""
+    probes = [q.text for kind in KINDS for q in [q for q in questions if q.kind == kind][:2]]
+    rows: list[Row] = []
+    with contextlib.ExitStack() as stack:
+        for via in args.via:
+            if via == "store":
+                db = Database(f"sqlite:///{path}")
+                stack.callback(db.dispose)
+                make = functools.partial(store_search, db)
+            else:
+                url = stack.enter_context(running_hub(path))
+                client = stack.enter_context(httpx.Client(headers=HEADERS, timeout=60.0))
+                make = functools.partial(http_search, connect(client, url))
+            keyword = make("keyword", probes[0])
+            for mode in args.modes:
+                found = keyword if mode == "keyword" else make(mode, probes[0])
+                found = found if mode == "keyword" else unless_keyword(found, keyword, probes)
+                rows += labelled(measure(found, questions, ids), size, via, mode)
+    return rows
+
+
+def mean(values: list[float]) -> float:
+    return sum(values) / len(values)
+
+
+def table_line(row: Row) -> str:
+    head = f"{row.size:>7}  {row.via:<6}{row.mode:<9}"
+    if row.note:
+        return f"{head}{'n/a':<11}(not available: {row.note})"
+    scores = row.scores
+    p99 = quantiles(row.timings, n=100)[98] if len(row.timings) > 1 else row.timings[0]
+    figures = [mean([s.hit1 for s in scores]), mean([s.hit5 for s in scores])]
+    figures += [mean([s.recall5 for s in scores]), mean([s.rr for s in scores])]
+    quality = "".join(f"{figure:>9.3f}" for figure in figures)
+    return f"{head}{row.kind:<11}{len(scores):>5}{quality}{median(row.timings):>9.2f}{p99:>9.2f}"
+
+
+TABLE_HEAD: Final = (
+    f"{'size':>7}  {'via':<6}{'mode':<9}{'question':<11}{'n':>5}{'hit@1':>9}{'hit@5':>9}"
+    f"{'recall@5':>9}{'MRR@10':>9}{'p50 ms':>9}{'p99 ms':>9}"
+)
+
+
+def chosen(text: str, allowed: tuple[str, ...], option: str) -> list[str]:
+    picked = [item.strip() for item in text.split(",") if item.strip()]
+    unknown = [item for item in picked if item not in allowed]
+    if unknown or not picked:
+        raise SystemExit(f"{option}: choose from {', '.join(allowed)} (got {text!r})")
+    return picked
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog=__doc__.split("\n\n", 2)[2],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--sizes",
+        help="corpus sizes in memories, comma separated, each at least 1000 "
+        "(default 1000,10000,100000; with --quick 1000)",
+    )
+    parser.add_argument(
+        "--via",
+        help="store: the in-process search() call; http: tools/call search against a real "
+        "aletheia-server process; comma separated (default store,http; with --quick store)",
+    )
+    parser.add_argument(
+        "--modes",
+        default=",".join(MODES),
+        help="keyword (words only), vector (meaning only), hybrid (both); comma separated "
+        "(default all three; a mode that is not available prints n/a)",
+    )
+    parser.add_argument(
+        "--questions",
+        type=int,
+        help="ask at most N questions of each kind (default every one: 300 keyword, 300 "
+        "sentence, 300 paraphrase and about 80 chat; with --quick 40)",
+    )
+    parser.add_argument(
+        "--cache-dir",
+        type=Path,
+        help="keep built stores here and reuse them on later runs; a store is rebuilt when "
+        "the generator or the schema changes (default: a temporary folder)",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=1, help="corpus seed; the same seed gives the same corpus"
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="fast smoke run: 1000 memories, store only, 40 questions of each kind "
+        "(options given explicitly still apply)",
+    )
+    args = parser.parse_args()
+    args.sizes = [
+        int(size)
+        for size in (args.sizes or ("1000" if args.quick else "1000,10000,100000")).split(",")
+    ]
+    if min(args.sizes) < BASE_SIZE:
+        parser.error(f"--sizes: each size must be at least {BASE_SIZE}")
+    args.via = chosen(args.via or ("store" if args.quick else "store,http"), VIAS, "--via")
+    args.modes = chosen(args.modes, MODES, "--modes")
+    if args.questions is None and args.quick:
+        args.questions = 40
+    return args
+
+
+def main() -> None:
+    args = parse_args()
+    python_bin = sys.executable
+    if python_bin.startswith(os.getcwd()):
+        python_bin = os.path.relpath(python_bin)
+    # PYTHONPATH can point the bench (and the hub it starts) at another checkout of the code.
+    setting = [f"PYTHONPATH={os.environ['PYTHONPATH']}"] if os.environ.get("PYTHONPATH") else []
+    print("$ " + shlex.join([*setting, python_bin, *sys.argv]))
+    python = f"{platform.python_implementation()} {platform.python_version()}"
+    print(
+        f"{python} on {platform.platform()}, {os.cpu_count()} CPUs, SQLite {sqlite3.sqlite_version}"
+    )
+    base = build_corpus(BASE_SIZE, args.seed)
+    questions = [
+        question
+        for kind in KINDS
+        for question in [q for q in base.questions if q.kind == kind][: args.questions]
+    ]
+    print(summary(base, questions))
+    rows = []
+    with contextlib.ExitStack() as stack:
+        folder = args.cache_dir or Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        folder.mkdir(parents=True, exist_ok=True)
+        for size in args.sizes:
+            path, ids = prepared_store(folder, size, args.seed)
+            rows += evaluate(path, size, args, questions, ids)
+    print(TABLE_HEAD)
+    print("\n".join(table_line(row) for row in rows))
+
+
+def summary(base: Corpus, questions: list[Question]) -> str:
+    chats = sum(memory.kind == "chat" for memory in base.memories)
+    asked = ", ".join(f"{sum(q.kind == kind for q in questions)} {kind}" for kind in KINDS)
+    return (
+        f"corpus: {len(base.memories)} base memories ({len(base.memories) - chats} notes, "
+        f"{chats} chat turns), larger sizes add variants; questions: {asked}; "
+        f"top {DEPTH} per search, one project"
+    )
+
+
+if __name__ == "__main__":
+    main()
