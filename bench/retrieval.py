@@ -6,9 +6,20 @@ MRR@10 and latency per question kind and search mode, in-process and over HTTP t
 
 The corpus (bench/retrieval_data) is 1,000 base memories (notes from 50 templates and chat
 turns from team meetings), grown to larger sizes by variants with other people, components
-and numbers. Questions ask about the base: keyword (2-3 rare words of the note), sentence
-(the note's own words in a question), paraphrase (the same need in other words) and chat
-(who said what, when). A mode the store or the tool does not offer prints n/a.
+and numbers, all in one project. Questions ask about the base: keyword (2-3 rare words of
+the note), sentence (the note's own words in a question), paraphrase (the same need in other
+words) and chat (who said what, when; some have two answers).
+
+Columns: hit@k, a gold memory among the first k results; recall@5, the share of the gold
+memories in the first 5 (it differs from hit@5 only for two-answer chat questions); MRR@10,
+the mean of 1/rank of the first gold memory in the first 10; p50 and p99, milliseconds per
+search (store: one read session and search(); http: one tools/call round trip), which are
+noisy on a shared machine.
+
+Modes: the store path passes SearchQuery(mode=...), the HTTP path the search tool's `mode`
+argument. A mode that is refused, or that answers every probe question exactly as keyword
+search does (a quiet fallback), prints n/a with the reason. Building 100,000 memories takes
+a few minutes and about 100 MB; --cache-dir keeps the stores for later runs.
 """
 
 import argparse
