@@ -13,6 +13,7 @@ INTERNAL_ERROR: Final = -32603
 SERVER_ERROR: Final = -32000
 UNAUTHORIZED: Final = -32001
 RATE_LIMITED: Final = -32029
+REPLY_TOO_LARGE: Final = -32030
 
 RequestId = str | int | None
 
@@ -60,11 +61,21 @@ def error_response(
     return {"jsonrpc": JSONRPC_VERSION, "id": request_id, "error": error}
 
 
+def is_valid_id(value: Any) -> bool:
+    """Whether a request id is one MCP allows: a string or an integer (never null or a bool)."""
+    return isinstance(value, str | int) and not isinstance(value, bool)
+
+
+def reply_id(value: Any) -> RequestId:
+    """The id to answer with: the request's own when valid, else null (never echo 1.5 or [])."""
+    return value if is_valid_id(value) else None
+
+
 def request_ids(message: Any) -> list[RequestId]:
-    """The ids of the requests in a message or batch (notifications have none)."""
+    """The reply ids of the requests in a message or batch (notifications have none)."""
     items = message if isinstance(message, list) else [message]
     return [
-        item.get("id")
+        reply_id(item.get("id"))
         for item in items
         if isinstance(item, dict) and "id" in item and "method" in item
     ]

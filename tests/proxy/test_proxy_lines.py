@@ -186,6 +186,19 @@ def test_hub_down_every_request_gets_an_error_with_its_own_id(
     assert len(proxy.stdout_lines) == 3
 
 
+def test_hub_down_an_invalid_id_is_never_repeated_in_an_error_line(
+    start_proxy: StartProxy, down_env: dict[str, str]
+) -> None:
+    proxy = start_proxy(down_env)
+    for bad_id in [1.5, True, False, [], [1], {}, {"a": 1}, None]:
+        reply = proxy.request({"jsonrpc": "2.0", "id": bad_id, "method": "ping"})
+        assert reply["id"] is None, (bad_id, reply)
+        assert reply["error"]["code"] == -32000
+    proxy.send([ping_message(1.5), ping_message("ok"), ping_message(True)])
+    assert [item["id"] for item in proxy.read_json()] == [None, "ok", None]
+    assert proxy.request(ping_message(2))["id"] == 2
+
+
 def test_hub_down_a_client_response_gets_no_line(
     start_proxy: StartProxy, down_env: dict[str, str]
 ) -> None:

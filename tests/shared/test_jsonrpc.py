@@ -75,3 +75,24 @@ def test_request_ids_of_a_batch_skip_notifications_responses_and_junk_in_order()
 @pytest.mark.parametrize("message", [None, 5, "ping", [], [[]]])
 def test_request_ids_of_something_that_is_no_message_is_empty(message: Any) -> None:
     assert jsonrpc.request_ids(message) == []
+
+
+@pytest.mark.parametrize("request_id", ["a", "", 0, -4, 2**53 + 1])
+def test_a_string_or_integer_id_is_answered_with_itself(request_id: Any) -> None:
+    assert jsonrpc.is_valid_id(request_id)
+    assert jsonrpc.reply_id(request_id) == request_id
+
+
+@pytest.mark.parametrize("request_id", [1.5, 1.0, True, False, None, [], [1], {}, {"a": 1}])
+def test_an_id_that_is_no_string_or_integer_is_answered_with_null(request_id: Any) -> None:
+    assert not jsonrpc.is_valid_id(request_id)
+    assert jsonrpc.reply_id(request_id) is None
+
+
+def test_request_ids_answer_invalid_ids_with_null() -> None:
+    batch = [
+        {"jsonrpc": "2.0", "id": 1.5, "method": "ping"},
+        {"jsonrpc": "2.0", "id": [], "method": "ping"},
+        {"jsonrpc": "2.0", "id": 3, "method": "ping"},
+    ]
+    assert jsonrpc.request_ids(batch) == [None, None, 3]

@@ -177,3 +177,85 @@ def test_the_proxy_turns_a_429_into_an_error_line_with_the_request_id(
     finally:
         proxy.stop()
     assert all(line.startswith(b"{") for line in proxy.stdout_lines), proxy.stdout_lines
+
+
+# Every tools/call counts, however many share one POST.
+
+
+def search_batch(first_id: int, count: int) -> list[dict[str, Any]]:
+    return [tool_message(first_id + n, "search", {"query": "x"}) for n in range(count)]
+
+
+def test_every_tools_call_in_a_batch_counts_and_those_past_the_budget_are_refused_by_id(
+    team_app: TeamApp, store_url: str
+) -> None:
+    token_id, secret = issue_token(store_url, "sync", ["shop"])
+    http = team_app(store_url, rate_limit_per_minute=LIMIT, rate_limit_window_seconds=60)
+    client = raw_session(http, secret)  # request 1: four tools/calls are left
+    batch = search_batch(10, 6)
+    batch.insert(1, {"jsonrpc": "2.0", "id": "ping", "method": "ping"})
+    response = client.post(batch)
+
+    assert response.status_code == 200, response.text
+    replies = response.json()
+    assert [reply["id"] for reply in replies] == [10, "ping", 11, 12, 13, 14, 15]
+    ran, refused = replies[:5], replies[5:]
+    assert ran[1]["result"] == {}
+    assert all(reply["result"]["isError"] is False for reply in ran if reply["id"] != "ping")
+    for reply in refused:
+        assert "result" not in reply
+        assert reply["error"]["code"] == jsonrpc.RATE_LIMITED
+        assert "retry after" in reply["error"]["message"]
+    limited = [row for row in table_rows(store_url, "audit_log") if row["result"] == "rate-limited"]
+    assert [(row["token_id"], row["tool"]) for row in limited] == [(token_id, "search")] * 2
+
+    assert_rate_limited(client.post(tool_message(16, "search", {"query": "x"})), 16, 60)
+
+
+def test_a_batch_with_no_call_left_in_the_budget_is_429_with_an_error_per_id(
+    team_app: TeamApp, store_url: str
+) -> None:
+    _id, secret = issue_token(store_url, "sync", ["shop"])
+    http = team_app(store_url, rate_limit_per_minute=2, rate_limit_window_seconds=60)
+    client = raw_session(http, secret)
+    assert client.post(tool_message(2, "search", {"query": "x"})).status_code == 200
+    response = client.post(search_batch(3, 2))
+    assert response.status_code == 429, response.text
+    assert 1 <= int(response.headers["retry-after"]) <= 60
+    replies = response.json()
+    assert [reply["id"] for reply in replies] == [3, 4]
+    assert {reply["error"]["code"] for reply in replies} == {jsonrpc.RATE_LIMITED}
+
+
+def test_many_large_batches_cannot_run_more_calls_than_the_budget(
+    team_app: TeamApp, store_url: str
+) -> None:
+    _id, secret = issue_token(store_url, "sync", ["shop"])
+    http = team_app(store_url, rate_limit_per_minute=60, rate_limit_window_seconds=60)
+    client = raw_session(http, secret)
+    ran = 0
+    for post in range(5):
+        response = client.post(search_batch(1000 * post, 100))
+        assert response.status_code in (200, 429), response.text
+        if response.status_code == 200:
+            ran += sum("result" in reply for reply in response.json())
+    assert ran == 59  # 60 requests a minute, one of them the initialize
+
+
+def test_api_requests_spends_the_same_budget_and_answers_429_with_retry_after(
+    team_app: TeamApp, store_url: str
+) -> None:
+    _id, secret = issue_token(store_url, "sync", ["shop"])
+    http = team_app(store_url, rate_limit_per_minute=3, rate_limit_window_seconds=60)
+    auth = {"Authorization": f"Bearer {secret}"}
+    for _ in range(2):
+        created = http.post("/api/requests", json={"request": "Ship it"}, headers=auth)
+        assert created.status_code == 201, created.text
+    client = raw_session(http, secret)  # the third request of the budget
+    refused = http.post("/api/requests", json={"request": "Ship it"}, headers=auth)
+    assert refused.status_code == 429, refused.text
+    wait = int(refused.headers["retry-after"])
+    assert 1 <= wait <= 60
+    assert f"retry after {wait} s" in refused.json()["detail"]
+    assert_rate_limited(client.post(tool_message(2, "search", {"query": "x"})), 2, 60)
+    assert len(table_rows(store_url, "episodes")) == 2

@@ -14,7 +14,10 @@ NAMESPACE: Final = "aletheia-token"
 
 
 @dataclass(frozen=True, slots=True)
-class Refusal:
+class Grant:
+    """How many of the requests asked for fit in the budget; the wait when some did not."""
+
+    granted: int
     retry_after_seconds: int
 
 
@@ -31,10 +34,18 @@ class TokenRateLimiter:
         )
         self._rate = RateLimitItemPerSecond(requests, window_seconds)
 
-    def hit(self, token_id: str) -> Refusal | None:
-        """Count one request; a Refusal with the wait when the token is over its limit."""
+    def take(self, token_id: str, requests: int = 1) -> Grant:
+        """Count `requests` at once; the first `granted` of them fit in the token's window.
+
+        One atomic increment, so replicas sharing Redis never grant more than the budget: the
+        counter before this increment tells how many of these requests were still free.
+        """
         backend = self._limiter.limiter
-        if backend.hit(self._rate, NAMESPACE, token_id):
-            return None
+        key = self._rate.key_for(NAMESPACE, token_id)
+        count = backend.storage.incr(key, self._rate.get_expiry(), amount=requests)
+        granted = max(0, min(requests, self._rate.amount - (count - requests)))
+        if granted == requests:
+            return Grant(granted=granted, retry_after_seconds=0)
         reset_at, _remaining = backend.get_window_stats(self._rate, NAMESPACE, token_id)
-        return Refusal(retry_after_seconds=max(1, math.ceil(reset_at - time.time())))
+        wait = max(1, math.ceil(reset_at - time.time()))
+        return Grant(granted=granted, retry_after_seconds=wait)

@@ -39,6 +39,8 @@ class Settings(BaseSettings):
     allowed_origins: list[str] = Field(default_factory=list)
     allowed_hosts: list[str] = Field(default_factory=list)
     max_body_bytes: int = Field(default=4 * 1024 * 1024, ge=1024)
+    max_batch_messages: int = Field(default=100, ge=1)
+    max_reply_bytes: int = Field(default=4 * 1024 * 1024, ge=1024)
 
     def resolved_database_url(self) -> str:
         """PostgreSQL URL when given, else the SQLite file (hub_db, else data_dir/hub.db)."""

@@ -30,7 +30,9 @@ def error_line(line: bytes, code: int, message: str) -> bytes | None:
     if isinstance(message_or_batch, dict) and "method" in message_or_batch:
         if "id" not in message_or_batch:
             return None
-        return _dump(jsonrpc.error_response(message_or_batch.get("id"), code, message))
+        return _dump(
+            jsonrpc.error_response(jsonrpc.reply_id(message_or_batch["id"]), code, message)
+        )
     return _dump(jsonrpc.error_response(None, code, message))
 
 

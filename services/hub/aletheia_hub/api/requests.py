@@ -8,8 +8,10 @@ from starlette.concurrency import run_in_threadpool
 
 from aletheia_hub import auth
 from aletheia_hub.auth import Principal
-from aletheia_hub.deps import DatabaseDep
+from aletheia_hub.deps import DatabaseDep, RateLimiterDep, SettingsDep
 from aletheia_hub.http_auth import PrincipalDep
+from aletheia_hub.ratelimit import TokenRateLimiter
+from aletheia_hub.settings import Settings
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.episodes import record_request
 from aletheia_shared.project import DEFAULT_PROJECT
@@ -33,12 +35,33 @@ class RequestCreated(BaseModel):
 
 @router.post("/requests", status_code=201)
 async def create_request(
-    body: RequestCreate, principal: PrincipalDep, db: DatabaseDep
+    body: RequestCreate,
+    principal: PrincipalDep,
+    db: DatabaseDep,
+    limiter: RateLimiterDep,
+    settings: SettingsDep,
 ) -> RequestCreated:
-    return await run_in_threadpool(_create, body, principal, db)
+    return await run_in_threadpool(_create, body, principal, db, limiter, settings)
 
 
-def _create(body: RequestCreate, principal: Principal, db: Database) -> RequestCreated:
+def _create(
+    body: RequestCreate,
+    principal: Principal,
+    db: Database,
+    limiter: TokenRateLimiter | None,
+    settings: Settings,
+) -> RequestCreated:
+    if limiter is not None and principal.token_id is not None:
+        # The same per-token budget as /mcp: one request of it per POST.
+        grant = limiter.take(principal.token_id)
+        if grant.granted == 0:
+            wait = grant.retry_after_seconds
+            raise HTTPException(
+                status_code=429,
+                detail=f"Rate limit reached for this token ({settings.rate_limit_per_minute} "
+                f"requests per {settings.rate_limit_window_seconds} s); retry after {wait} s.",
+                headers={"Retry-After": str(wait)},
+            )
     try:
         auth.check_tool_access(principal, "record_request", "write")
         project = auth.resolve_project(principal, body.project, DEFAULT_PROJECT)

@@ -1,13 +1,16 @@
 """JSON-RPC dispatch: one message at a time, errors mapped once, the same for every transport."""
 
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final
 
 from aletheia_hub.auth import Principal
 from aletheia_hub.mcp import tool_call
+from aletheia_hub.mcp.envelope import LONE_SURROGATE, Call
 from aletheia_hub.mcp.errors import RpcError
 from aletheia_hub.mcp.registry import Registry
+from aletheia_hub.store.audit import Outcome
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.sessions import (
     SessionInfo,
@@ -70,53 +73,28 @@ class Dispatcher:
         with self.db.write_session() as session:
             return end_session(session=session, session_id=session_id)
 
-    def audit_rate_limited(self, messages: list[Any], state: CallState) -> None:
-        """An audit row for every tools/call in a body refused by the rate limit."""
-        for message in messages:
-            if isinstance(message, dict) and message.get("method") == "tools/call":
-                params = message.get("params")
-                params = params if isinstance(params, dict) else {}
+    def audit_refused(self, calls: Iterable[Call], state: CallState, outcome: Outcome) -> None:
+        """An audit row for every tools/call that was refused before it could run."""
+        for call in calls:
+            if call.method == "tools/call" and state.principal.token_id is not None:
                 tool_call.audit_call(
-                    self.db, state, params.get("name"), params.get("arguments"), "rate-limited"
+                    self.db, state, call.params.get("name"), call.params.get("arguments"), outcome
                 )
 
-    def handle(self, message: Any, state: CallState) -> Response | None:
-        """The reply to one message, or None for a notification or a client's response."""
-        if not isinstance(message, dict):
-            return jsonrpc.error_response(
-                None, jsonrpc.INVALID_REQUEST, "Invalid Request: a message must be an object."
-            )
-        request_id = message.get("id")
-        if "id" in message and not _is_valid_id(request_id):
-            return jsonrpc.error_response(
-                None, jsonrpc.INVALID_REQUEST, "Invalid Request: id must be a string or an integer."
-            )
-        method = message.get("method")
-        if message.get("jsonrpc") != jsonrpc.JSONRPC_VERSION or not isinstance(method, str):
-            if method is None and ("result" in message or "error" in message):
-                return None  # a client's answer to a server request; we send none, so ignore it
-            return jsonrpc.error_response(
-                request_id,
-                jsonrpc.INVALID_REQUEST,
-                'Invalid Request: expected {"jsonrpc": "2.0", "method": <string>, ...}.',
-            )
-        if "id" not in message:
-            return None  # notifications need no answer
+    def handle(self, call: Call, state: CallState) -> Response:
+        """The reply to one well-formed request; every failure becomes a JSON-RPC error."""
         try:
-            params = message.get("params", {})
-            if params is None:
-                params = {}
-            if not isinstance(params, dict):
-                raise RpcError(jsonrpc.INVALID_PARAMS, "Invalid params: params must be an object.")
-            return jsonrpc.success_response(request_id, self._route(method, params, state))
+            return jsonrpc.success_response(
+                call.request_id, self._route(call.method, call.params, state)
+            )
         except RpcError as error:
-            return jsonrpc.error_response(request_id, error.code, error.message)
+            return jsonrpc.error_response(call.request_id, error.code, error.message)
         except Exception:
-            logger.exception("%s failed", method)
+            logger.exception("%s failed", call.method)
             return jsonrpc.error_response(
-                request_id,
+                call.request_id,
                 jsonrpc.INTERNAL_ERROR,
-                f"Internal error while handling {method}; the hub log has the details.",
+                f"Internal error while handling {call.method[:100]}; the hub log has the details.",
             )
 
     def _route(self, method: str, params: dict[str, Any], state: CallState) -> Any:
@@ -136,12 +114,7 @@ class Dispatcher:
 
     def _initialize(self, params: dict[str, Any], state: CallState) -> dict[str, Any]:
         version = negotiate_version(params.get("protocolVersion"))
-        client_info = params.get("clientInfo")
-        client_name = client_info.get("name") if isinstance(client_info, dict) else None
-        if isinstance(client_name, str) and client_name.replace("\x00", "").strip():
-            client_name = client_name.replace("\x00", "").strip()[:200]
-        else:
-            client_name = None
+        client_name = _client_name(params.get("clientInfo"))
         tool = state.caller_tool or client_name or "mcp"
         project = state.principal.default_project or state.caller_project or DEFAULT_PROJECT
         with self.db.write_session() as session:
@@ -175,14 +148,10 @@ class Dispatcher:
         return result
 
 
-def needs_session(messages: list[Any]) -> bool:
-    """Whether a body holds anything besides initialize and the discovery probe."""
-    return any(
-        not (isinstance(message, dict) and message.get("method") in SESSIONLESS_METHODS)
-        for message in messages
-    )
-
-
-def _is_valid_id(value: Any) -> bool:
-    # MCP forbids null ids, unlike plain JSON-RPC.
-    return isinstance(value, str | int) and not isinstance(value, bool)
+def _client_name(client_info: Any) -> str | None:
+    """clientInfo.name fit to store: no NULs, lone surrogates replaced, trimmed; None if empty."""
+    name = client_info.get("name") if isinstance(client_info, dict) else None
+    if not isinstance(name, str):
+        return None
+    name = LONE_SURROGATE.sub("\ufffd", name.replace("\x00", ""))
+    return name.strip()[:200] or None

@@ -1,6 +1,7 @@
 """The /mcp HTTP endpoint: Streamable HTTP with JSON replies only. Knows HTTP, not storage."""
 
 import json
+from dataclasses import replace
 from typing import Any, Final
 
 from fastapi import APIRouter, Request, Response
@@ -8,7 +9,8 @@ from starlette.concurrency import run_in_threadpool
 
 from aletheia_hub.deps import DispatcherDep, RateLimiterDep, SettingsDep
 from aletheia_hub.http_auth import PrincipalDep, authenticate
-from aletheia_hub.mcp.dispatch import CallState, Dispatcher, needs_session
+from aletheia_hub.mcp.batch import Body, Limits, answer, encode_json, read_body
+from aletheia_hub.mcp.dispatch import CallState, Dispatcher
 from aletheia_hub.ratelimit import TokenRateLimiter
 from aletheia_hub.settings import Settings
 from aletheia_shared import headers, jsonrpc
@@ -21,11 +23,9 @@ router = APIRouter()
 
 def json_reply(status: int, payload: Any, extra_headers: dict[str, str] | None = None) -> Response:
     """A JSON response, compact and UTF-8."""
-    try:
-        body = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
-    except UnicodeEncodeError:  # a lone surrogate echoed from the request: escape everything
-        body = json.dumps(payload, separators=(",", ":")).encode()
-    return Response(body, status_code=status, media_type=JSON_MEDIA_TYPE, headers=extra_headers)
+    return Response(
+        encode_json(payload), status_code=status, media_type=JSON_MEDIA_TYPE, headers=extra_headers
+    )
 
 
 def rpc_failure(status: int, code: int, message: str) -> Response:
@@ -46,59 +46,120 @@ async def post_mcp(
 
 def _answer_post(
     request: Request,
-    body: bytes | None,
+    raw: bytes | None,
     settings: Settings,
     dispatcher: Dispatcher,
     limiter: TokenRateLimiter | None,
 ) -> Response:
     principal = authenticate(request, settings, dispatcher.db)
-    if body is None:
+    payload = _read_payload(raw, settings)
+    if isinstance(payload, Response):
+        return payload
+    body = read_body(
+        payload if isinstance(payload, list) else [payload], is_batch=isinstance(payload, list)
+    )
+    state = CallState(
+        principal=principal,
+        caller_tool=request.headers.get(headers.CALLER_TOOL) or None,
+        caller_project=request.headers.get(headers.CALLER_PROJECT) or None,
+    )
+    limits = _admit(payload, body, state, settings, dispatcher, limiter)
+    if isinstance(limits, Response):
+        return limits
+    if body.needs_session:
+        refusal = _attach_session(request, dispatcher, state)
+        if refusal is not None:
+            return refusal
+    replies = answer(dispatcher, body, state, limits)
+    extra = (
+        {headers.SESSION_ID: state.session.id} if state.created_session and state.session else None
+    )
+    if not replies:
+        return Response(status_code=202, headers=extra)
+    content = b"[" + b",".join(replies) + b"]" if body.is_batch else replies[0]
+    return Response(content, status_code=200, media_type=JSON_MEDIA_TYPE, headers=extra)
+
+
+def _read_payload(raw: bytes | None, settings: Settings) -> Any:
+    """The parsed message or batch, or the error Response for a body that is neither."""
+    if raw is None:
         return rpc_failure(
             413,
             jsonrpc.INVALID_REQUEST,
             f"Request body too large: the limit is {settings.max_body_bytes} bytes.",
         )
     try:
-        payload = json.loads(body)
+        payload = json.loads(raw)
     except (UnicodeDecodeError, ValueError, RecursionError):
         return rpc_failure(400, jsonrpc.PARSE_ERROR, "Parse error: the body is not valid JSON.")
-    is_batch = isinstance(payload, list)
-    messages = payload if is_batch else [payload]
-    if (is_batch and not messages) or (not is_batch and not isinstance(payload, dict)):
+    if payload == [] or not isinstance(payload, dict | list):
         return rpc_failure(
             400, jsonrpc.INVALID_REQUEST, "Invalid Request: send a JSON-RPC message or a batch."
         )
-    state = CallState(
-        principal=principal,
-        caller_tool=request.headers.get(headers.CALLER_TOOL) or None,
-        caller_project=request.headers.get(headers.CALLER_PROJECT) or None,
+    cap = settings.max_batch_messages
+    if isinstance(payload, list) and len(payload) > cap:
+        return rpc_failure(
+            400,
+            jsonrpc.INVALID_REQUEST,
+            f"Invalid Request: a batch may hold at most {cap} messages "
+            f"(ALETHEIA_MAX_BATCH_MESSAGES) and this one holds {len(payload)}; nothing was run. "
+            "Send fewer at once.",
+        )
+    return payload
+
+
+def _admit(
+    payload: Any,
+    body: Body,
+    state: CallState,
+    settings: Settings,
+    dispatcher: Dispatcher,
+    limiter: TokenRateLimiter | None,
+) -> Limits | Response:
+    """What this body may run under the token's rate limit, or the 429 when nothing fits.
+
+    Every tools/call costs one request of the budget; a body without any costs one.
+    """
+    limits = Limits(
+        granted_tool_calls=len(body.tool_calls),
+        rate_limit_message="",
+        max_reply_bytes=settings.max_reply_bytes,
     )
-    if limiter is not None and principal.token_id is not None:
-        over_limit = limiter.hit(principal.token_id)
-        if over_limit is not None:
-            dispatcher.audit_rate_limited(messages, state)
-            wait = over_limit.retry_after_seconds
-            return json_reply(
-                429,
-                jsonrpc.error_response(
-                    _single_id(payload),
-                    jsonrpc.RATE_LIMITED,
-                    f"Rate limit reached for this token ({settings.rate_limit_per_minute} "
-                    f"requests per {settings.rate_limit_window_seconds} s); retry after {wait} s.",
-                ),
-                {"Retry-After": str(wait)},
-            )
-    if needs_session(messages):
-        refusal = _attach_session(request, dispatcher, state)
-        if refusal is not None:
-            return refusal
-    replies = _handle_all(dispatcher, messages, state)
-    extra = (
-        {headers.SESSION_ID: state.session.id} if state.created_session and state.session else None
+    if limiter is None or state.principal.token_id is None:
+        return limits
+    cost = max(1, len(body.tool_calls))
+    grant = limiter.take(state.principal.token_id, cost)
+    if grant.granted == cost:
+        return limits
+    message = _rate_limit_message(settings, grant.retry_after_seconds)
+    if grant.granted == 0:
+        dispatcher.audit_refused(body.tool_calls, state, "rate-limited")
+        return json_reply(
+            429,
+            _rate_limited_payload(payload, message),
+            {"Retry-After": str(grant.retry_after_seconds)},
+        )
+    return replace(limits, granted_tool_calls=grant.granted, rate_limit_message=message)
+
+
+def _rate_limit_message(settings: Settings, wait: int) -> str:
+    return (
+        f"Rate limit reached for this token ({settings.rate_limit_per_minute} requests per "
+        f"{settings.rate_limit_window_seconds} s; each tools/call counts); retry after {wait} s."
     )
-    if not replies:
-        return Response(status_code=202, headers=extra)
-    return json_reply(200, replies if is_batch else replies[0], extra)
+
+
+def _rate_limited_payload(payload: Any, message: str) -> Any:
+    """A batch gets one error per request, with its id; anything else one error."""
+    if isinstance(payload, list):
+        errors = [
+            jsonrpc.error_response(request_id, jsonrpc.RATE_LIMITED, message)
+            for request_id in jsonrpc.request_ids(payload)
+        ]
+        if errors:
+            return errors
+    request_id = payload.get("id") if isinstance(payload, dict) else None
+    return jsonrpc.error_response(jsonrpc.reply_id(request_id), jsonrpc.RATE_LIMITED, message)
 
 
 @router.delete("/mcp")
@@ -150,23 +211,6 @@ def _attach_session(request: Request, dispatcher: Dispatcher, state: CallState) 
         )
     state.session = session
     return None
-
-
-def _single_id(payload: Any) -> Any:
-    if isinstance(payload, dict):
-        request_id = payload.get("id")
-        if isinstance(request_id, str | int) and not isinstance(request_id, bool):
-            return request_id
-    return None
-
-
-def _handle_all(dispatcher: Dispatcher, messages: list[Any], state: CallState) -> list[Any]:
-    replies = []
-    for message in messages:
-        reply = dispatcher.handle(message, state)
-        if reply is not None:
-            replies.append(reply)
-    return replies
 
 
 async def _read_body(request: Request, limit: int) -> bytes | None:

@@ -7,6 +7,7 @@ from pydantic import ValidationError
 
 from aletheia_hub import auth
 from aletheia_hub.mcp.context import ToolContext
+from aletheia_hub.mcp.envelope import LONE_SURROGATE
 from aletheia_hub.mcp.errors import RpcError, ToolError
 from aletheia_hub.mcp.registry import Registry, Tool
 from aletheia_hub.store.audit import Outcome, record_call
@@ -90,7 +91,7 @@ def tool_result(text: str, *, is_error: bool) -> dict[str, Any]:
 
 def _run(db: Database, tool: Tool, arguments: dict[str, Any], state: "CallState") -> str:
     auth.check_tool_access(state.principal, tool.name, tool.access)
-    _reject_nul(arguments, "")
+    _reject_unstorable(arguments, "")
     try:
         args = tool.args.model_validate(arguments)
     except ValidationError as error:
@@ -108,16 +109,24 @@ def _run(db: Database, tool: Tool, arguments: dict[str, Any], state: "CallState"
         return tool.handler(args, context)
 
 
-def _reject_nul(value: Any, where: str) -> None:
-    """NUL characters cannot be stored (PostgreSQL text refuses them): name the argument."""
-    if isinstance(value, str) and "\x00" in value:
-        raise ToolError(f"{where or 'arguments'}: must not contain NUL characters.")
-    if isinstance(value, dict):
+def _reject_unstorable(value: Any, where: str) -> None:
+    """Text no store can hold, named by its argument: NULs (PostgreSQL text refuses them) and
+    lone surrogates (a JSON escape such as \\ud800 that is no character and has no UTF-8)."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            raise ToolError(f"{where or 'arguments'}: must not contain NUL characters.")
+        if LONE_SURROGATE.search(value):
+            raise ToolError(
+                f"{where or 'arguments'}: must not contain lone surrogates "
+                "(a \\ud800-\\udfff escape that is not half of a pair); send valid Unicode."
+            )
+    elif isinstance(value, dict):
         for key, item in value.items():
-            _reject_nul(item, f"{where}.{key}" if where else str(key))
+            _reject_unstorable(key, f"a key in {where or 'arguments'}")
+            _reject_unstorable(item, f"{where}.{key}" if where else str(key))
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            _reject_nul(item, f"{where}[{index}]")
+            _reject_unstorable(item, f"{where}[{index}]")
 
 
 def describe_validation_error(error: ValidationError) -> str:
