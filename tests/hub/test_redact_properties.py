@@ -3,6 +3,7 @@ hashes, UUIDs, base64 and ordinary settings are never touched."""
 
 import base64
 import hashlib
+import re
 import string
 from collections.abc import Callable
 
@@ -10,15 +11,16 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from aletheia_hub.redact import PATTERNS, Redacted, redact
+from aletheia_hub.redact import PATTERNS, Redacted, looks_like_reference, redact
 
 ALNUM = string.ascii_letters + string.digits
 UPPER_DIGITS = string.ascii_uppercase + string.digits
 URLSAFE = ALNUM + "_-"
 B64 = ALNUM + "+/"
 BEARER = ALNUM + "._~+/-"
-# RFC 3986 userinfo after the first colon: unreserved, pct-encoded, sub-delims and ':'.
-USERINFO_PASSWORD = ALNUM + "-._~%!$&'()*+,;=:"
+# RFC 3986 userinfo after the first colon: unreserved, pct-encoded, sub-delims and ':', plus
+# the '/' and '@' people paste unencoded.
+USERINFO_PASSWORD = ALNUM + "-._~%!$&'()*+,;=:/@"
 # Values of KEY=value lines: printable, no whitespace or quotes (values ending in , or ; are
 # covered in test_redact.py).
 ASSIGNED_VALUE = "".join(c for c in string.printable if c not in string.whitespace + "\"'`,;")
@@ -68,7 +70,7 @@ def jwts(draw: st.DrawFn) -> Secret:
 
 
 @st.composite
-def private_keys(draw: st.DrawFn) -> Secret:
+def private_keys(draw: st.DrawFn, may_lack_end: bool = True) -> Secret:
     label = draw(
         st.sampled_from(
             [
@@ -84,7 +86,10 @@ def private_keys(draw: st.DrawFn) -> Secret:
     )
     lines = draw(st.lists(chars(B64, 16, 64), min_size=1, max_size=8))
     newline = draw(st.sampled_from(["\n", "\r\n"]))
-    block = newline.join([f"-----BEGIN {label}-----", *lines, f"-----END {label}-----"])
+    end = [f"-----END {label}-----"]
+    if may_lack_end and draw(st.booleans()):
+        end = []  # pasted without its END line
+    block = newline.join([f"-----BEGIN {label}-----", *lines, *end])
     return block, lines
 
 
@@ -104,14 +109,57 @@ def url_passwords(draw: st.DrawFn) -> Secret:
     )
     user = draw(chars(ALNUM + "._-", 1, 20))
     password = draw(chars(USERINFO_PASSWORD, 8, 40))
+    # A password shaped like `8080/path` cannot be told from a port and a path.
+    assume(not re.match(r"\d{1,5}/", password))
     host = draw(chars(string.ascii_lowercase + string.digits, 1, 20))
     tail = draw(st.sampled_from(["", ".example.com", ":5432/app", ".internal:6379/0", "/db?x=1"]))
     return f"{scheme}://{user}:{password}@{host}{tail}", [password]
 
 
+@st.composite
+def authorization_headers(draw: st.DrawFn) -> Secret:
+    name = draw(st.sampled_from(["Authorization", "authorization", "Proxy-Authorization"]))
+    scheme = draw(st.sampled_from(["Basic", "Token", "token", "Bot", "ApiKey", "Bearer"]))
+    credential = draw(chars(ALNUM + "+/=._~-", 4, 80))
+    return f"{name}: {scheme} {credential}", [credential]
+
+
+@st.composite
+def netrc_passwords(draw: st.DrawFn) -> Secret:
+    host = draw(chars(string.ascii_lowercase + ".", 1, 20))
+    login = draw(chars(ALNUM, 1, 12))
+    password = draw(chars(ASSIGNED_VALUE, 1, 30))
+    assume(not password.startswith("[REDACTED"))
+    form = draw(
+        st.sampled_from(
+            [
+                "machine {h} login {l} password {p}",
+                "machine {h} password {p}",
+                "default login {l} password {p}",
+                "machine {h}\n  login {l}\n  password {p}\n",
+            ]
+        )
+    )
+    return form.format(h=host, l=login, p=password), [password]
+
+
+@st.composite
+def aws_secret_keys(draw: st.DrawFn) -> Secret:
+    key = draw(chars(B64, 40))
+    assume(re.search("[G-Zg-z/+]", key))  # not a hex digest
+    prose = draw(
+        st.sampled_from(
+            ["The AWS secret key is {}", "aws secret access key {}", "secret for Amazon S3: {}"]
+        )
+    )
+    return prose.format(key), [key]
+
+
 SECRET_KEY_NAMES = [
     "PASSWORD",
     "PASSWD",
+    "PASS",
+    "PASSPHRASE",
     "PWD",
     "SECRET",
     "TOKEN",
@@ -138,7 +186,28 @@ def secret_assignments(draw: st.DrawFn) -> Secret:
     key = draw(st.sampled_from([key, *CAMEL_KEY_NAMES]))
     value = draw(chars(ASSIGNED_VALUE, 8, 40))
     assume(not value.startswith("[REDACTED"))
+    assume(not looks_like_reference(value))  # `get_token()`, `settings.secret`, `$TOKEN`
     return draw(st.sampled_from(ASSIGNMENTS)).format(k=key, v=value), [value]
+
+
+PASSWORD_KEY_NAMES = ["password", "PASSWORD", "DB_PASSWORD", "passwd", "DB_PASS", "dbPass"]
+
+
+@st.composite
+def password_assignments(draw: st.DrawFn) -> Secret:
+    """Under a key naming a password even a short value is a secret, and a quoted passphrase
+    is one secret, spaces and all."""
+    key = draw(st.sampled_from(PASSWORD_KEY_NAMES))
+    words = draw(st.lists(chars(ASSIGNED_VALUE, 1, 12), min_size=1, max_size=5))
+    quote = draw(st.sampled_from(['"', "'"]))
+    quoted = f"{quote}{' '.join(words)}{quote}"
+    short = draw(chars(ASSIGNED_VALUE, 3, 7))
+    assume(not re.fullmatch("[A-Za-z]{1,5}", short))  # `password: see the vault` is prose
+    value, parts = draw(st.sampled_from([(quoted, words), (short, [short])]))
+    assume(not looks_like_reference(value.strip("\"'")))
+    assume(not any(word.startswith("[REDACTED") for word in parts))
+    form = draw(st.sampled_from(["{k}={v}", "{k}: {v}", '"{k}": {v}', "{k} = {v}"]))
+    return form.format(k=key, v=value), parts
 
 
 KINDS: dict[str, st.SearchStrategy[Secret]] = {
@@ -161,7 +230,11 @@ KINDS: dict[str, st.SearchStrategy[Secret]] = {
     "github-pat": whole(st.builds("github_pat_{}_{}".format, chars(ALNUM, 22), chars(ALNUM, 59))),
     "gitlab-token": whole(chars(URLSAFE, 20, 50).map("glpat-".__add__)),
     "slack-token": whole(
-        st.builds("xox{}-{}".format, st.sampled_from("abposr"), chars(ALNUM + "-", 10, 80))
+        st.builds(
+            "{}-{}".format,
+            st.sampled_from(["xoxa", "xoxb", "xoxp", "xoxo", "xoxs", "xoxr", "xoxe", "xapp"]),
+            chars(ALNUM + "-", 10, 80),
+        )
     ),
     "slack-webhook": slack_webhooks(),
     "stripe-key": whole(
@@ -181,8 +254,11 @@ KINDS: dict[str, st.SearchStrategy[Secret]] = {
     "openai-key": openai_keys(),
     "jwt": jwts(),
     "bearer-token": bearer_tokens(),
+    "authorization": authorization_headers(),
     "url-password": url_passwords(),
-    "secret-assignment": secret_assignments(),
+    "secret-assignment": st.one_of(secret_assignments(), password_assignments()),
+    "netrc-password": netrc_passwords(),
+    "aws-secret-key": aws_secret_keys(),
 }
 
 SEPARATORS = st.sampled_from(
@@ -230,7 +306,9 @@ def many_secrets(draw: st.DrawFn) -> tuple[str, list[str], int]:
     pieces: list[str] = []
     secret_parts: list[str] = []
     for kind in kinds:
-        written, parts = draw(KINDS[kind])
+        # A key without its END line runs on through whatever base64 follows: one redaction.
+        strategy = private_keys(may_lack_end=False) if kind == "private-key" else KINDS[kind]
+        written, parts = draw(strategy)
         pieces += [written, draw(st.sampled_from([" ", "\n", "\n\n", "\t"]))]
         if draw(st.booleans()):
             pieces += [draw(st.lists(WORDS, max_size=5).map(" ".join)), "\n"]

@@ -8,7 +8,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from aletheia_hub.redact import redact
+from aletheia_hub.redact import redact, redact_fact
 from aletheia_hub.store.clock import now_ms
 from aletheia_hub.store.entries import next_entry_id
 from aletheia_hub.store.facts import FactInput, record_facts
@@ -68,13 +68,20 @@ def save_memory(
 ) -> SavedMemory:
     """Store a memory, or return the existing id when the same project, title and text exist.
 
-    Secrets are redacted from the text, title and facts before anything is hashed or stored.
+    Secrets are redacted from the text, title, files and facts before anything is hashed or
+    stored.
     """
     clean_text = redact(text)
     # A default title comes from the already-redacted text, so its secrets count once.
     clean_title = redact(title) if title else redact(default_title(clean_text.text))
+    clean_files = [redact(path) for path in files]
     clean_facts = [_redacted_fact(fact) for fact in facts]
-    redacted = clean_text.count + clean_title.count + sum(count for _, count in clean_facts)
+    redacted = (
+        clean_text.count
+        + clean_title.count
+        + sum(path.count for path in clean_files)
+        + sum(count for _, count in clean_facts)
+    )
     text, title = clean_text.text, clean_title.text
     digest = content_hash(title, text)
     existing = _find_by_hash(session, project, digest)
@@ -103,7 +110,7 @@ def save_memory(
                 )
             )
             session.flush()
-            unique_files = list(dict.fromkeys(files))
+            unique_files = list(dict.fromkeys(path.text for path in clean_files))
             for path in unique_files:
                 session.add(MemoryFile(memory_id=memory_id, path=path))
             session.flush()
@@ -131,7 +138,7 @@ def save_memory(
 
 
 def _redacted_fact(fact: FactInput) -> tuple[FactInput, int]:
-    parts = [redact(fact.subject), redact(fact.predicate), redact(fact.object)]
+    parts = redact_fact(fact.subject, fact.predicate, fact.object)
     clean = FactInput(subject=parts[0].text, predicate=parts[1].text, object=parts[2].text)
     return clean, sum(part.count for part in parts)
 

@@ -3,20 +3,23 @@
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from sqlalchemy import Table, select, update
 from sqlmodel import Session
 
-from aletheia_hub.redact import redact
+from aletheia_hub.redact import redact, redact_json
 from aletheia_hub.store.clock import now_ms
 from aletheia_hub.store.entries import next_entry_id
 from aletheia_hub.store.models import WorkStateList
+
+NAME_MAX_CHARS: Final = 200
 
 
 @dataclass(frozen=True, slots=True)
 class SavedList:
     id: int
+    name: str  # as stored: redacted
     count: int
     redacted: int
 
@@ -25,31 +28,23 @@ def _table() -> Table:
     return WorkStateList.__table__  # type: ignore[attr-defined, no-any-return]
 
 
-def _redact_item(item: Any) -> tuple[Any, int]:
-    if isinstance(item, str):
-        clean = redact(item)
-        return clean.text, clean.count
-    if isinstance(item, dict):
-        total = 0
-        cleaned = {}
-        for key, value in item.items():
-            clean_key = redact(key)
-            cleaned[clean_key.text], count = _redact_item(value)
-            total += count + clean_key.count
-        return cleaned, total
-    if isinstance(item, list):
-        pairs = [_redact_item(value) for value in item]
-        return [value for value, _ in pairs], sum(count for _, count in pairs)
-    return item, 0
+def stored_name(name: str) -> str:
+    """A list's name as the store keeps it: redacted and cut to 200 characters."""
+    return redact(name).text[:NAME_MAX_CHARS]
 
 
 def write_list(
     *, session: Session, project: str, name: str, items: Sequence[Any], tool: str
 ) -> SavedList:
-    """Replace the list's items (creating the list on first write); its id stays the same."""
-    pairs = [_redact_item(item) for item in items]
-    payload = json.dumps([value for value, _ in pairs], ensure_ascii=False, separators=(",", ":"))
-    redacted = sum(count for _, count in pairs)
+    """Replace the list's items (creating the list on first write); its id stays the same.
+
+    Secrets are redacted from the name and the items: every string and key, and whole values
+    kept under a secret's name (`{"password": ...}`).
+    """
+    clean_items, clean_name = redact_json(list(items)), redact(name)
+    payload = json.dumps(clean_items.value, ensure_ascii=False, separators=(",", ":"))
+    redacted = clean_items.count + clean_name.count
+    name = clean_name.text[:NAME_MAX_CHARS]
     table = _table()
     moment = now_ms()
     existing = session.execute(
@@ -61,7 +56,7 @@ def write_list(
             .where(table.c.id == existing)
             .values(items_json=payload, tool=tool, updated_at_ms=moment)
         )
-        return SavedList(id=existing, count=len(items), redacted=redacted)
+        return SavedList(id=existing, name=name, count=len(items), redacted=redacted)
     list_id = next_entry_id(session=session, kind="work_state", at_ms=moment)
     session.add(
         WorkStateList(
@@ -74,12 +69,13 @@ def write_list(
         )
     )
     session.flush()
-    return SavedList(id=list_id, count=len(items), redacted=redacted)
+    return SavedList(id=list_id, name=name, count=len(items), redacted=redacted)
 
 
 def read_list(*, session: Session, project: str, name: str) -> str | None:
     """The list's items as compact JSON, or None when the project has no such list."""
     table = _table()
+    name = stored_name(name)
     found: str | None = session.execute(
         select(table.c.items_json).where(table.c.project == project, table.c.name == name)
     ).scalar_one_or_none()

@@ -55,7 +55,7 @@ def work_state_write(args: WorkStateWriteArgs, ctx: ToolContext) -> str:
         items=args.items,
         tool=ctx.caller_tool,
     )
-    return formats.list_saved(name, saved.count, saved.id, saved.redacted)
+    return formats.list_saved(saved.name, saved.count, saved.id, saved.redacted)
 
 
 class WorkStateReadArgs(ToolArgs):
