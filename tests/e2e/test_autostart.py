@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import BIN, HubProcess
+from tests.conftest import BIN, HubProcess, process_env
 from tests.proxy.process import (
     PinnedHub,
     ProxyProcess,
@@ -62,7 +62,7 @@ class LocalSetup:
 @pytest.fixture
 def local(tmp_path: Path, shop: Path) -> Iterator[LocalSetup]:
     """No ALETHEIA_HUB_URL, no database settings: an empty data dir and a free port."""
-    env = {key: value for key, value in os.environ.items() if not key.startswith("ALETHEIA_")}
+    env = process_env()
     setup = LocalSetup(port=pinned_port(), data_dir=tmp_path / "data", env=env)
     env["ALETHEIA_DATA_DIR"] = str(setup.data_dir)
     env["ALETHEIA_PORT"] = str(setup.port)

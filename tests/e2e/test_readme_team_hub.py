@@ -1,6 +1,5 @@
 """The README's "Team hub" steps, followed as written (SQLite store, one machine)."""
 
-import os
 import subprocess
 from pathlib import Path
 
@@ -10,7 +9,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.types import TextContent
 
-from tests.conftest import BIN, HubProcess
+from tests.conftest import BIN, HubProcess, process_env
 from tests.proxy.process import PROXY
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
@@ -23,7 +22,7 @@ def aletheia(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str
 
 
 async def test_the_readme_team_hub_walkthrough_works(tmp_path: Path, shop: Path) -> None:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("ALETHEIA_")}
+    env = process_env()
     team_db = str(tmp_path / "team.db")
     hub = HubProcess(env, "aletheia-sync", "--hub-db", team_db)
     try:

@@ -1,6 +1,5 @@
 """Two hub processes on one PostgreSQL schema serve one MCP session (sessions live in the store)."""
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -8,7 +7,7 @@ import httpx
 import pytest
 
 from aletheia_shared import headers
-from tests.conftest import HubProcess
+from tests.conftest import HubProcess, process_env
 from tests.helpers import McpHttpClient
 
 pytestmark = [pytest.mark.e2e, pytest.mark.postgres]
@@ -16,7 +15,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.postgres]
 
 @pytest.fixture
 def replicas(postgres_schema_url: str, tmp_path: Path) -> Iterator[tuple[HubProcess, HubProcess]]:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("ALETHEIA_")}
+    env = process_env()
     env["ALETHEIA_DATABASE_URL"] = postgres_schema_url
     env["ALETHEIA_DATA_DIR"] = str(tmp_path / "data")
     first = HubProcess(env)  # migrates the schema before the second one starts

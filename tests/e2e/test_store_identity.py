@@ -4,7 +4,6 @@ One hub serves store A on a port for the whole module; proxies configured for ot
 are pointed at that port with ALETHEIA_PORT, as a user with two setups would.
 """
 
-import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -15,6 +14,7 @@ import httpx
 import pytest
 
 from aletheia_shared.store import record_path, store_location
+from tests.conftest import process_env
 from tests.proxy.process import (
     PinnedHub,
     ProxyProcess,
@@ -43,7 +43,7 @@ class StoreA:
 
     def env(self, **store: str) -> dict[str, str]:
         """A proxy environment for another store, pointed at store A's port."""
-        base = {key: value for key, value in os.environ.items() if not key.startswith("ALETHEIA_")}
+        base = process_env()
         return {
             **base,
             "ALETHEIA_PORT": str(self.hub.port),
@@ -55,7 +55,7 @@ class StoreA:
 @pytest.fixture(scope="module")
 def store_a(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StoreA]:
     root = tmp_path_factory.mktemp("store-a")
-    base = {key: value for key, value in os.environ.items() if not key.startswith("ALETHEIA_")}
+    base = process_env()
     hub = PinnedHub({**base, "ALETHEIA_DATA_DIR": str(root / "a")}, pinned_port())
     try:
         yield StoreA(hub=hub, db_file=root / "a" / "hub.db", shop=make_git_repo(root / "shop"))

@@ -1,10 +1,9 @@
 """aletheia doctor reports what works and what to fix, against a real hub and store."""
 
-import os
 import subprocess
 from pathlib import Path
 
-from tests.conftest import BIN, HubProcess, free_port
+from tests.conftest import BIN, HubProcess, free_port, process_env
 
 
 def doctor(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -14,7 +13,7 @@ def doctor(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
 
 
 def clean_env(tmp_path: Path) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("ALETHEIA_")}
+    env = process_env()
     env["ALETHEIA_DATA_DIR"] = str(tmp_path / "data")
     return env
 

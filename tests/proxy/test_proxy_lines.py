@@ -1,7 +1,6 @@
 """The stdio proxy line by line: a real `aletheia-mcp` in front of a real hub process."""
 
 import json
-import os
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -9,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import HubProcess
+from tests.conftest import HubProcess, process_env
 from tests.proxy.process import (
     INITIALIZED_NOTIFICATION,
     PROXY,
@@ -147,7 +146,7 @@ def test_an_invalid_request_line_gets_an_invalid_request_error(
 @pytest.fixture
 def down_env(tmp_path: Path, shop: Path) -> dict[str, str]:
     """A proxy environment whose ALETHEIA_HUB_URL points at a port nobody listens on."""
-    env = {key: value for key, value in os.environ.items() if not key.startswith("ALETHEIA_")}
+    env = process_env()
     env["ALETHEIA_HUB_URL"] = f"http://127.0.0.1:{pinned_port()}/mcp"
     env["ALETHEIA_CWD"] = str(shop)
     env["ALETHEIA_DATA_DIR"] = str(tmp_path / "data")
@@ -240,7 +239,7 @@ def test_a_hub_restarted_on_the_same_store_and_port_keeps_the_session(
 def test_a_hub_on_a_new_store_gets_a_new_session_transparently(
     start_proxy: StartProxy, tmp_path: Path, shop: Path
 ) -> None:
-    base = {key: value for key, value in os.environ.items() if not key.startswith("ALETHEIA_")}
+    base = process_env()
     base["ALETHEIA_DATA_DIR"] = str(tmp_path / "data")  # where a hub records itself
     first_env = {**base, "ALETHEIA_DATABASE_URL": f"sqlite:///{tmp_path / 'first.db'}"}
     second_env = {**base, "ALETHEIA_DATABASE_URL": f"sqlite:///{tmp_path / 'second.db'}"}
@@ -264,7 +263,7 @@ def test_a_hub_on_a_new_store_gets_a_new_session_transparently(
 
 
 def test_the_proxy_exits_quietly_when_the_host_closes_its_stdout(hub: HubProcess) -> None:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("ALETHEIA_")}
+    env = process_env()
     env["ALETHEIA_HUB_URL"] = hub.mcp_url
     process = subprocess.Popen(
         [str(PROXY)],

@@ -1,6 +1,5 @@
 """Team hub fixtures: tokens, in-process team apps, real `aletheia-sync` processes, Redis."""
 
-import os
 import subprocess
 import tempfile
 from collections.abc import Callable, Iterator
@@ -24,6 +23,7 @@ from tests.conftest import (
     BIN,
     free_port,
     fresh_postgres_schema,
+    process_env,
     require_service,
     stop_process,
     wait_until_ready,
@@ -173,7 +173,7 @@ def assert_unauthorized(response: Any) -> None:
 
 def clean_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     """This environment without any ALETHEIA_* variable, plus `extra`."""
-    env = {key: value for key, value in os.environ.items() if not key.startswith("ALETHEIA_")}
+    env = process_env()
     env["ALETHEIA_DATA_DIR"] = str(tmp_path / "data")
     env.update(extra)
     return env

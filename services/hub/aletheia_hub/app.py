@@ -10,6 +10,7 @@ from starlette.concurrency import run_in_threadpool
 
 from aletheia_hub import health
 from aletheia_hub.api import requests
+from aletheia_hub.embed.service import SemanticSearch
 from aletheia_hub.guard import OriginHostGuard, is_loopback_bind
 from aletheia_hub.http_auth import AuthenticationError, authentication_error_handler
 from aletheia_hub.http_errors import store_unavailable_handler
@@ -32,6 +33,7 @@ def create_app(settings: Settings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await run_in_threadpool(upgrade_to_head, db.engine)
+        semantic.start()  # the model loads in the background: the hub answers at once
         # Read once: /healthz names the store on every probe and must stay cheap.
         app.state.store_id = await run_in_threadpool(_read_store_id, db)
         # Startup objects live as long as the process: keep them out of full GC passes,
@@ -40,6 +42,7 @@ def create_app(settings: Settings) -> FastAPI:
         try:
             yield
         finally:
+            semantic.stop()
             db.dispose()
 
     app = FastAPI(
@@ -53,7 +56,9 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.db = db
     app.state.store = settings.served_store()
     app.state.store_id = None
-    app.state.dispatcher = Dispatcher(db=db, registry=Registry(TOOLS))
+    semantic = SemanticSearch(db, enabled=settings.embedder == "auto")
+    app.state.semantic = semantic
+    app.state.dispatcher = Dispatcher(db=db, registry=Registry(TOOLS), semantic=semantic)
     app.state.rate_limiter = (
         TokenRateLimiter(
             requests=settings.rate_limit_per_minute,

@@ -4,7 +4,7 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
-from aletheia_hub.commands import audit, connect, doctor, links
+from aletheia_hub.commands import audit, connect, doctor, links, reindex
 from aletheia_hub.settings import Settings
 from aletheia_shared import __version__, env
 
@@ -113,6 +113,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     audit.add_parser(commands)
     connect.add_parser(commands)
     doctor.add_parser(commands)
+    reindex.add_parser(commands)
     args = parser.parse_args(argv)
     if args.command == "serve":
         serve(_settings(args), quiet=args.quiet)
@@ -124,3 +125,5 @@ def main(argv: Sequence[str] | None = None) -> None:
         raise SystemExit(connect.run(args))
     elif args.command == "doctor":
         raise SystemExit(doctor.run(args))
+    elif args.command == "reindex":
+        raise SystemExit(reindex.run(args))

@@ -40,6 +40,8 @@ class Settings(BaseSettings):
     allowed_hosts: list[str] = Field(default_factory=list)
     max_body_bytes: int = Field(default=4 * 1024 * 1024, ge=1024)
     max_batch_messages: int = Field(default=100, ge=1)
+    # auto: load the embedding model in the background when installed; off: keyword-only.
+    embedder: Literal["auto", "off"] = "auto"
     max_reply_bytes: int = Field(default=4 * 1024 * 1024, ge=1024)
 
     def resolved_database_url(self) -> str:

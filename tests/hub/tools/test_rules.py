@@ -64,9 +64,7 @@ def test_list_rules_shows_one_line_per_rule(mcp: McpHttpClient, http: TestClient
 
 def test_when_defaults_to_always(mcp: McpHttpClient) -> None:
     rule = add(mcp, then="Answer in English")
-    assert rule_lines(mcp)[0].startswith(
-        f"- Always: Answer in English  [everywhere]  (id {rule}"
-    )
+    assert rule_lines(mcp)[0].startswith(f"- Always: Answer in English  [everywhere]  (id {rule}")
     assert mcp.text("add_rule", {"then": "Answer in English", "when": "always"}) == (
         f"Rule already exists ({rule}); nothing was added."
     )

@@ -26,9 +26,7 @@ def test_a_written_list_reads_back_as_compact_json(mcp: McpHttpClient) -> None:
     assert mcp.text("work_state_write", {"list": "todo", "items": TODO}) == (
         'Saved list "todo" with 2 item(s) as #2.'
     )
-    assert read_list(mcp, {"list": "todo"}) == (
-        '["ship docs",{"task":"test hooks","done":false}]'
-    )
+    assert read_list(mcp, {"list": "todo"}) == ('["ship docs",{"task":"test hooks","done":false}]')
 
 
 def test_list_ids_share_the_sequence_with_memories(mcp: McpHttpClient) -> None:
@@ -123,9 +121,7 @@ def test_null_or_array_items_are_a_clear_error(
 def test_a_refused_write_leaves_the_old_list_as_it_was(mcp: McpHttpClient) -> None:
     mcp.text("work_state_write", {"list": "todo", "items": TODO})
     failure(mcp, "work_state_write", {"list": "todo", "items": ["new", None]})
-    assert read_list(mcp, {"list": "todo"}) == (
-        '["ship docs",{"task":"test hooks","done":false}]'
-    )
+    assert read_list(mcp, {"list": "todo"}) == ('["ship docs",{"task":"test hooks","done":false}]')
 
 
 def test_lists_belong_to_a_project(mcp: McpHttpClient, billing: McpHttpClient) -> None:
@@ -138,9 +134,7 @@ def test_lists_belong_to_a_project(mcp: McpHttpClient, billing: McpHttpClient) -
         'Saved list "todo" with 1 item(s) as #2.'
     )
     assert read_list(mcp, {"list": "todo"}) == '["shop task"]'
-    assert read_list(mcp, {"list": "todo", "project": "billing"}) == (
-        '["billing task"]'
-    )
+    assert read_list(mcp, {"list": "todo", "project": "billing"}) == ('["billing task"]')
     assert mcp.text("work_state_write", {"list": "todo", "items": [], "project": "billing"}) == (
         'Saved list "todo" with 0 item(s) as #2.'
     )

@@ -32,12 +32,16 @@ class Embedder(Protocol):
     def embed(self, texts: list[str]) -> "NDArray[np.float32]": ...
 
 
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a module blocked or half-installed counts as missing
+        return False
+
+
 def missing_parts() -> list[str]:
     """The packages the model needs that are not installed (empty: it can load)."""
-    missing = [name for name in REQUIRED_MODULES if importlib.util.find_spec(name) is None]
-    if importlib.util.find_spec(TOKENIZER_PACKAGE) is None:
-        missing.append(TOKENIZER_PACKAGE)
-    return missing
+    return [name for name in (*REQUIRED_MODULES, TOKENIZER_PACKAGE) if not _installed(name)]
 
 
 class MiniLmEmbedder:

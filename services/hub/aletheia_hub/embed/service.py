@@ -8,7 +8,7 @@ installed) `query_vector` answers None and search stays keyword-only, saying why
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final, Literal
 
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
@@ -68,22 +68,28 @@ class SemanticSearch:
         """Something was written: embed it soon."""
         self._wake.set()
 
-    def _run(self) -> None:
+    def load(self) -> bool:
+        """Load the model now (the worker does this in the background); False if it cannot."""
         try:
             embedder = load_embedder()
         except ModuleNotFoundError as error:
             self._unavailable(f"the embedding model is not installed ({error}); {INSTALL_HINT}")
-            return
+            return False
         except Exception as error:  # a broken model file must not take the hub down
             logger.exception("the embedding model failed to load")
             self._unavailable(f"the embedding model failed to load: {error}")
-            return
+            return False
         from aletheia_hub.embed.index import VectorIndex
 
         self._embedder = embedder
         self._index = VectorIndex(embedder.name, embedder.dimension)
         self.state = "ready"
         logger.info("embedding model %s loaded", embedder.name)
+        return True
+
+    def _run(self) -> None:
+        if not self.load():
+            return
         while not self._stopping.is_set():
             try:
                 self.embed_pending()
@@ -97,8 +103,13 @@ class SemanticSearch:
         self.state = "unavailable"
         logger.warning("search is keyword-only: %s", problem)
 
-    def embed_pending(self, projects: Sequence[str] | None = None) -> int:
-        """Embed every memory and fact that lacks a vector of the current model."""
+    def embed_pending(
+        self,
+        projects: Sequence[str] | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> int:
+        """Embed every memory and fact that lacks a vector of the current model; `progress`
+        hears how many were done after each batch."""
         embedder = self._embedder
         if embedder is None:
             return 0
@@ -112,6 +123,8 @@ class SemanticSearch:
                 break
             self._save(embedder, batch)
             done += len(batch)
+            if progress is not None:
+                progress(done)
             if len(batch) < BATCH_SIZE:
                 break
         self.embedded += done
@@ -166,6 +179,19 @@ class SemanticSearch:
             return []
         self._index.refresh(session)
         return self._index.nearest(query, kind=kind, projects=projects, limit=limit)
+
+    def similarities(
+        self, query: "NDArray[np.float32]", kind: ItemKind, ids: Sequence[int]
+    ) -> dict[int, float]:
+        """The cosine to the query of each of `ids` that has a vector (call after nearest)."""
+        if self._index is None:
+            return {}
+        found = {}
+        for item_id in ids:
+            similarity = self._index.similarity(query, kind, item_id)
+            if similarity is not None:
+                found[item_id] = similarity
+        return found
 
     def fallback_note(self) -> str | None:
         """One line for a search answer that could not use meaning, or None."""

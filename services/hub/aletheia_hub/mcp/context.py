@@ -7,6 +7,7 @@ from sqlmodel import Session
 
 from aletheia_hub import auth
 from aletheia_hub.auth import Principal
+from aletheia_hub.embed.service import SemanticSearch
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,6 +17,7 @@ class ToolContext:
     caller_tool: str
     default_project: str
     session_id: str | None
+    semantic: SemanticSearch | None = None  # meaning-based search, when the hub runs it
 
     def project(self, requested: str | None) -> str:
         """The project to write to or read from, checked against the caller's limits."""

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from aletheia_hub.auth import Principal
+from aletheia_hub.embed.service import SemanticSearch
 from aletheia_hub.mcp import tool_call
 from aletheia_hub.mcp.envelope import LONE_SURROGATE, Call
 from aletheia_hub.mcp.errors import RpcError
@@ -53,9 +54,12 @@ class CallState:
 class Dispatcher:
     """Answers JSON-RPC messages with the tool registry and the store."""
 
-    def __init__(self, *, db: Database, registry: Registry) -> None:
+    def __init__(
+        self, *, db: Database, registry: Registry, semantic: SemanticSearch | None = None
+    ) -> None:
         self.db = db
         self.registry = registry
+        self.semantic = semantic
         self.tool_definitions = [tool.definition for tool in registry.tools]
 
     def find_session(self, session_id: str, principal: Principal) -> SessionInfo | None:
@@ -105,7 +109,7 @@ class Dispatcher:
         if method == "tools/list":
             return self._list_tools(params)
         if method == "tools/call":
-            return tool_call.call_tool(self.db, self.registry, params, state)
+            return tool_call.call_tool(self.db, self.registry, params, state, self.semantic)
         if method == DISCOVER_METHOD:
             raise RpcError(
                 jsonrpc.METHOD_NOT_FOUND, "Method not found: server/discover; use initialize."

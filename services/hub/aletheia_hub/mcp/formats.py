@@ -127,16 +127,18 @@ def fact_line(fact: FactHit) -> str:
     )
 
 
-def search_results(result: SearchResult) -> str:
+def search_results(result: SearchResult, note: str | None = None) -> str:
     lines = [fact_line(fact) for fact in result.facts]
     lines += [index_line(hit) for hit in result.memories]
     if result.ignored_common:
         lines.append(f"(ignored as too common: {', '.join(result.ignored_common)})")
+    if note:
+        lines.append(note)
     return wrap_recalled("\n".join(lines))
 
 
-def no_matches(reason: str) -> str:
-    return f"No matches. {reason}"
+def no_matches(reason: str, note: str | None = None) -> str:
+    return f"No matches. {reason}" + (f" {note}" if note else "")
 
 
 def timeline(view: Timeline) -> str:

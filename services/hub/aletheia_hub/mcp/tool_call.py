@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from aletheia_hub import auth
+from aletheia_hub.embed.service import SemanticSearch
 from aletheia_hub.mcp.context import ToolContext
 from aletheia_hub.mcp.envelope import LONE_SURROGATE
 from aletheia_hub.mcp.errors import RpcError, ToolError
@@ -21,7 +22,11 @@ if TYPE_CHECKING:
 
 
 def call_tool(
-    db: Database, registry: Registry, params: Mapping[str, Any], state: "CallState"
+    db: Database,
+    registry: Registry,
+    params: Mapping[str, Any],
+    state: "CallState",
+    semantic: SemanticSearch | None = None,
 ) -> dict[str, Any]:
     """Run one tools/call request and return its result (isError on tool failure).
 
@@ -37,7 +42,7 @@ def call_tool(
         if not isinstance(arguments, dict):
             raise RpcError(jsonrpc.INVALID_PARAMS, "Invalid params: arguments must be an object.")
         try:
-            text = _run(db, tool, arguments, state)
+            text = _run(db, tool, arguments, state, semantic)
             outcome = "ok"
         except auth.AccessDenied as error:
             outcome, text = "refused", error.message
@@ -89,7 +94,13 @@ def tool_result(text: str, *, is_error: bool) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": text}], "isError": is_error}
 
 
-def _run(db: Database, tool: Tool, arguments: dict[str, Any], state: "CallState") -> str:
+def _run(
+    db: Database,
+    tool: Tool,
+    arguments: dict[str, Any],
+    state: "CallState",
+    semantic: SemanticSearch | None,
+) -> str:
     auth.check_tool_access(state.principal, tool.name, tool.access)
     _reject_unstorable(arguments, "")
     try:
@@ -105,8 +116,12 @@ def _run(db: Database, tool: Tool, arguments: dict[str, Any], state: "CallState"
             caller_tool=session_info.tool if session_info else (state.caller_tool or "mcp"),
             default_project=session_info.project if session_info else DEFAULT_PROJECT,
             session_id=session_info.id if session_info else None,
+            semantic=semantic,
         )
-        return tool.handler(args, context)
+        text = tool.handler(args, context)
+    if semantic is not None and tool.access == "write":
+        semantic.notify_saved()  # committed: the worker can embed what was written
+    return text
 
 
 def _reject_unstorable(value: Any, where: str) -> None:

@@ -1,9 +1,11 @@
 """search and timeline."""
 
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import Field
 
+from aletheia_hub.embed.hybrid import Mode, hybrid_search
 from aletheia_hub.mcp import formats
 from aletheia_hub.mcp.context import ToolContext
 from aletheia_hub.mcp.errors import ToolError
@@ -19,7 +21,6 @@ from aletheia_hub.mcp.tools.common import (
 from aletheia_hub.store import timeline as timeline_store
 from aletheia_hub.store.clock import now_ms
 from aletheia_hub.store.search import SearchQuery
-from aletheia_hub.store.search import search as search_store
 from aletheia_hub.store.search.terms import query_terms
 
 DAY_MS = 24 * 60 * 60 * 1000
@@ -58,6 +59,12 @@ class SearchArgs(ToolArgs):
     order: Literal["relevance", "date_desc", "date_asc"] = Field(
         default="relevance", description="relevance, date_desc or date_asc."
     )
+    mode: Mode = Field(
+        default="hybrid",
+        description=(
+            "hybrid (default: words and meaning), keyword (words only) or vector (meaning only)."
+        ),
+    )
 
 
 def search(args: SearchArgs, ctx: ToolContext) -> str:
@@ -82,24 +89,26 @@ def search(args: SearchArgs, ctx: ToolContext) -> str:
         limit=args.limit,
         offset=args.offset,
     )
-    result = search_store(session=ctx.session, query=query)
+    found = hybrid_search(session=ctx.session, query=query, semantic=ctx.semantic, mode=args.mode)
+    result = found.result
     if not result.empty:
-        return formats.search_results(result)
+        return formats.search_results(result, found.note)
+    return formats.no_matches(_nothing_found(args, query_text, projects), found.note)
+
+
+def _nothing_found(args: SearchArgs, query_text: str, projects: Sequence[str] | None) -> str:
     scope = (
         "any project you can see"
         if projects is None
         else "project " + ", ".join(f'"{project}"' for project in projects)
     )
     if args.file is not None:
-        return formats.no_matches(f'No memory in {scope} names the file "{args.file}".')
+        return f'No memory in {scope} names the file "{args.file}".'
     if not query_terms(query_text):
-        return formats.no_matches(
-            f'"{query_text}" has no searchable words (common words and punctuation are ignored).'
-        )
+        return f'"{query_text}" has no searchable words (common words and punctuation are ignored).'
     narrowed = " with these filters" if _has_filters(args) else ""
-    return formats.no_matches(
-        f'Nothing in {scope} matched "{query_text}"{narrowed}. Try other words'
-        + (', or project "*" for every project.' if args.project != "*" else ".")
+    return f'Nothing in {scope} matched "{query_text}"{narrowed}. Try other words' + (
+        ', or project "*" for every project.' if args.project != "*" else "."
     )
 
 

@@ -1,0 +1,73 @@
+"""Fusing the keyword ranking with vector similarity, weighed by how sure the keywords are.
+
+Keywords are precise when a query uses the saved words and blind when it paraphrases them.
+So the vector side weighs little while the best keyword hits are also among the closest in
+meaning, and more the further they fall behind the closest vector hit: it adds what keywords
+miss without pushing out what they find.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+RANK_OFFSET: Final = 10  # reciprocal-rank constant: small, so the first places count most
+KEYWORD_WEIGHT: Final = 1.0
+VECTOR_WEIGHT_MIN: Final = 0.25
+VECTOR_WEIGHT_MAX: Final = 2.0
+GAP_GAIN: Final = 6.0  # extra vector weight per unit of similarity the keyword hits lack
+KEYWORD_HITS_JUDGED: Final = 3
+MIN_SIMILARITY: Final = 0.2  # below this a vector neighbour is noise, not a meaning match
+
+
+@dataclass(frozen=True, slots=True)
+class FusedScore:
+    id: int
+    score: float
+    keyword_part: float
+    vector_part: float
+    keyword_rank: int | None  # 1-based
+    similarity: float | None
+
+
+def vector_weight(keyword_similarities: Sequence[float | None], best_similarity: float) -> float:
+    """How much the vector ranking counts, from how far the keyword hits trail in meaning."""
+    judged = [s for s in keyword_similarities[:KEYWORD_HITS_JUDGED] if s is not None]
+    if not judged:
+        return VECTOR_WEIGHT_MAX
+    gap = best_similarity - max(judged)
+    return min(VECTOR_WEIGHT_MAX, max(VECTOR_WEIGHT_MIN, VECTOR_WEIGHT_MIN + GAP_GAIN * gap))
+
+
+def fuse(
+    keyword_ids: Sequence[int],
+    vector_hits: Sequence[tuple[int, float]],
+    similarity_of: dict[int, float],
+) -> list[FusedScore]:
+    """Every candidate with its fused score, best first.
+
+    `keyword_ids` in keyword rank order; `vector_hits` (id, cosine) best first;
+    `similarity_of` the cosine of any candidate that has a vector.
+    """
+    kept = [(item, cos) for item, cos in vector_hits if cos >= MIN_SIMILARITY]
+    best = kept[0][1] if kept else 0.0
+    weight = vector_weight([similarity_of.get(item) for item in keyword_ids], best)
+    vector_rank = {item: rank for rank, (item, _cos) in enumerate(kept, start=1)}
+    keyword_rank = {item: rank for rank, item in enumerate(keyword_ids, start=1)}
+    fused = []
+    for item in dict.fromkeys([*keyword_ids, *(item for item, _ in kept)]):
+        k_rank = keyword_rank.get(item)
+        v_rank = vector_rank.get(item)
+        keyword_part = KEYWORD_WEIGHT / (RANK_OFFSET + k_rank) if k_rank else 0.0
+        vector_part = weight / (RANK_OFFSET + v_rank) if v_rank else 0.0
+        fused.append(
+            FusedScore(
+                id=item,
+                score=keyword_part + vector_part,
+                keyword_part=keyword_part,
+                vector_part=vector_part,
+                keyword_rank=k_rank,
+                similarity=similarity_of.get(item),
+            )
+        )
+    fused.sort(key=lambda entry: (-entry.score, entry.keyword_rank or 10**9, -entry.id))
+    return fused
