@@ -260,7 +260,7 @@ def test_store_search_never_raises(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     if common_terms == "dropped":
-        # A tiny corpus counts as large, so document_frequency runs for every term.
+        # A tiny corpus counts as large, so very common terms are dropped.
         monkeypatch.setattr(engine, "COMMON_MIN_CORPUS", 1)
 
     @given(query=STORE_QUERIES)

@@ -12,12 +12,14 @@ from sqlmodel import Session
 from aletheia_hub.store.models import Entry, Memory, MemoryFile
 from aletheia_hub.store.search import postgres_backend, sqlite_backend
 from aletheia_hub.store.search.filters import date_order, hit_columns, memory_filters
+from aletheia_hub.store.search.maxscore import QueryTerm, top_memories
 from aletheia_hub.store.search.model import MemoryHit, SearchQuery, SearchResult
 from aletheia_hub.store.search.terms import query_terms
 
 MAX_FACT_HITS: Final = 10
-# A word in more than a quarter of a large corpus says little and costs much: it is dropped
-# (unless every word of the query is that common).
+# A word in more than a quarter of a large corpus says little (bm25 gives it almost no weight)
+# and costs much, a pass over a quarter of the index: it is dropped, unless every word of the
+# query is that common. Ranking is exact over the words kept.
 COMMON_SHARE: Final = 0.25
 COMMON_MIN_CORPUS: Final = 1_000
 FREQUENCY_TTL_SECONDS: Final = 300.0
@@ -45,60 +47,110 @@ def index_fact(
 
 
 def search(*, session: Session, query: SearchQuery) -> SearchResult:
-    """Matching facts, then memories, for a query's words; or memories by file path."""
+    """Matching facts, then memories, for a query's words; or memories by file path.
+
+    Memories come in relevance order, exactly as if every match were scored (see maxscore),
+    or by date.
+    """
     if query.file is not None:
         return SearchResult(memories=_by_file(session, query))
-    terms = query_terms(query.text or "")
-    if not terms:
+    words = query_terms(query.text or "")
+    if not words:
         return SearchResult()
     backend = backend_for(session)
-    kept, common, weights = _weigh_terms(session, backend, terms)
+    terms, common = _weigh_terms(session, backend, words)
+    kept = [term.text for term in terms]
     facts = []
     if query.offset == 0 and query.type is None and query.kind is None:
         facts = backend.match_facts(session, query, kept, min(MAX_FACT_HITS, query.limit))
-    memories = backend.match_memories(session, query, kept, weights)
+    if query.order != "relevance":
+        memories: list[MemoryHit] = backend.match_by_date(session, query, kept)
+    else:
+        memories = _ranked(session, backend, query, terms, exhaustive=False)
     return SearchResult(facts=facts, memories=memories, terms=kept, ignored_common=common)
 
 
-def _weigh_terms(
-    session: Session, backend: ModuleType, terms: list[str]
-) -> tuple[list[str], list[str], list[float]]:
-    """Drop very common terms from a large corpus; weigh the rest by rarity (idf).
+def rank_every_match(*, session: Session, query: SearchQuery) -> list[MemoryHit]:
+    """The memories search() ranks by relevance, found by scoring every match in one pass.
 
-    SQLite's bm25 weighs rarity itself, so there frequencies are looked up only to drop
-    common words from a large corpus; PostgreSQL ranks with the weights at every size.
+    Nothing is pruned or shortlisted: this is the reference search() must equal, for tests
+    and benchmarks.
+    """
+    words = query_terms(query.text or "")
+    if not words:
+        return []
+    backend = backend_for(session)
+    terms, _ = _weigh_terms(session, backend, words)
+    return _ranked(session, backend, query, terms, exhaustive=True)
+
+
+def _ranked(
+    session: Session,
+    backend: ModuleType,
+    query: SearchQuery,
+    terms: list[QueryTerm],
+    *,
+    exhaustive: bool,
+) -> list[MemoryHit]:
+    # Rarest first: the order in which terms become essential, and the order in which every
+    # backend sums a memory's score, so that each way of finding a memory scores it alike.
+    ordered = sorted(terms, key=lambda term: (term.frequency, term.text))
+    wanted = query.offset + query.limit
+
+    def rank(essential: int) -> list[MemoryHit]:
+        found: list[MemoryHit] = backend.rank_memories(
+            session, query, ordered, essential, wanted, shortlist=not exhaustive
+        )
+        return found
+
+    hits = rank(len(ordered)) if exhaustive else top_memories(ordered, wanted, rank)
+    return hits[query.offset : wanted]
+
+
+def _weigh_terms(
+    session: Session, backend: ModuleType, words: list[str]
+) -> tuple[list[QueryTerm], list[str]]:
+    """The query's terms with their frequencies, rarity weights and score bounds, and the
+    very common words dropped from a large corpus (all kept when every word is that common).
     """
     entries: Table = Entry.__table__  # type: ignore[attr-defined]
+    # Ids only grow and every memory has one, so the largest counts memories from above.
     corpus = session.execute(select(func.max(entries.c.id))).scalar_one() or 0
     large = corpus >= COMMON_MIN_CORPUS
-    if not large and not backend.RANKS_WITH_WEIGHTS:
-        return terms, [], [1.0] * len(terms)
     cap = int(corpus * COMMON_SHARE) + 1 if large else corpus + 1
-    frequencies = {term: _cached_frequency(session, backend, term, cap) for term in terms}
-    kept = [term for term in terms if frequencies[term] < cap] or terms if large else terms
-    common = [term for term in terms if term not in kept]
-    weights = [math.log(1 + (corpus + 1) / (frequencies[term] + 1)) for term in kept]
-    return kept, common, weights
+    frequencies = {word: _cached_frequency(session, backend, word, cap) for word in words}
+    kept = [word for word in words if frequencies[word] < cap] or words
+    common = [word for word in words if word not in kept]
+    weights = [math.log(1 + (corpus + 1) / (frequencies[word] + 1)) for word in kept]
+    bounds = backend.term_bounds(corpus, [frequencies[word] for word in kept], weights, kept)
+    terms = [
+        QueryTerm(word, frequencies[word], weight, bound)
+        for word, weight, bound in zip(kept, weights, bounds, strict=True)
+    ]
+    return terms, common
 
 
 def _cached_frequency(session: Session, backend: ModuleType, term: str, cap: int) -> int:
-    """A term's document frequency, remembered a few minutes per pooled connection.
+    """A term's document frequency (counting stops at cap), remembered a few minutes per
+    pooled connection.
 
-    Frequencies drift slowly and only steer ranking, so a recent count serves as well as an
-    exact one and saves a scan of the term's matches on every query.
+    Memories are never removed from the index, so a remembered count never exceeds the
+    current one: it serves the score bounds and saves a scan of the term's matches on every
+    query. A count that reached a smaller cap is counted again.
     """
-    cache: dict[tuple[str, int], tuple[float, int]] = session.connection().info.setdefault(
+    cache: dict[str, tuple[float, int, int]] = session.connection().info.setdefault(
         "aletheia_document_frequency", {}
     )
     now = time.monotonic()
-    key = (term, cap)
-    found = cache.get(key)
+    found = cache.get(term)
     if found is not None and now - found[0] < FREQUENCY_TTL_SECONDS:
-        return found[1]
+        _, remembered, counted_to = found
+        if remembered < counted_to or counted_to >= cap:
+            return min(remembered, cap)
     if len(cache) >= FREQUENCY_CACHE_SIZE:
         cache.clear()
     count: int = backend.document_frequency(session, term, cap)
-    cache[key] = (now, count)
+    cache[term] = (now, count, cap)
     return count
 
 

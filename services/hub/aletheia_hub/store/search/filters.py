@@ -8,7 +8,7 @@ from aletheia_hub.store.search.model import SearchQuery
 
 
 def hit_columns(table: Table) -> list[Any]:
-    """The columns a MemoryHit is built from, in its field order."""
+    """The columns a MemoryHit is built from, in its field order (a keyword score may follow)."""
     return [
         table.c.id,
         table.c.project,

@@ -6,11 +6,6 @@ from typing import Literal
 
 Order = Literal["relevance", "date_desc", "date_asc"]
 
-# A very broad query (thousands of matches) is ranked within its newest RANK_WINDOW matches
-# (counted on words and project only): ranking costs per match, and for words that common,
-# recency decides anyway. When filters leave too few in the window, every match is ranked.
-RANK_WINDOW = 2_000
-
 
 @dataclass(frozen=True, slots=True)
 class SearchQuery:
@@ -39,6 +34,9 @@ class MemoryHit:
     tool: str
     pinned: bool
     created_at_ms: int
+    # How well the hit matched the query's words, higher is better (bm25 on SQLite, rarity
+    # weights plus ts_rank on PostgreSQL); None when the hit was not ranked by words.
+    keyword_score: float | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

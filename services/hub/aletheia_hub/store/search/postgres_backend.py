@@ -1,13 +1,12 @@
 """Keyword search on PostgreSQL: tsvector columns with GIN indexes, rarer words weigh more."""
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from sqlalchemy import Table, case, column, func, literal, select, text
 from sqlmodel import Session
 
 from aletheia_hub.store.models import Fact, Memory
-from aletheia_hub.store.search import model
 from aletheia_hub.store.search.filters import (
     date_order,
     fact_filters,
@@ -15,12 +14,14 @@ from aletheia_hub.store.search.filters import (
     hit_columns,
     memory_filters,
 )
+from aletheia_hub.store.search.maxscore import QueryTerm
 from aletheia_hub.store.search.model import FactHit, MemoryHit, SearchQuery
 from aletheia_hub.store.search.terms import index_terms
 
-# Whether match_memories ranks with the idf weights search() passes in.
-RANKS_WITH_WEIGHTS = True
 CONFIG = "simple"  # terms are stemmed already; PostgreSQL only splits and matches them
+# ts_rank over an OR query adds, per matched lexeme, (w + sum(w_i / i^2) - w) / (pi^2 / 6)
+# with weights w <= 1: below (1 + pi^2 / 6) / (pi^2 / 6) = 1.608, then divides by the lexemes.
+TS_RANK_SHARE: Final = 1.61
 
 
 # The tsvector columns exist on PostgreSQL only (migration 0002), so they are not on the models.
@@ -67,53 +68,58 @@ def _tsquery(terms: Sequence[str]) -> Any:
     return func.to_tsquery(CONFIG, " | ".join(terms))
 
 
-def match_memories(
-    session: Session, query: SearchQuery, terms: Sequence[str], weights: Sequence[float]
-) -> list[MemoryHit]:
-    table: Table = Memory.__table__  # type: ignore[attr-defined]
-    if query.order != "relevance":
-        return _select(session, query, terms, date_order(table, query), None)
-    score: Any = literal(0.0)
-    for term, weight in zip(terms, weights, strict=True):
-        score = score + case(
-            (SEARCH_VECTOR.op("@@")(func.to_tsquery(CONFIG, term)), weight), else_=0.0
-        )
-    order = [(score + func.ts_rank(SEARCH_VECTOR, _tsquery(terms))).desc(), table.c.id.desc()]
-    floor = _window_floor(session, query, terms)
-    hits = _select(session, query, terms, order, floor)
-    if len(hits) < query.limit and floor is not None:
-        hits = _select(session, query, terms, order, None)
-    return hits
+def term_bounds(
+    _corpus: int, _frequencies: Sequence[int], weights: Sequence[float], terms: Sequence[str]
+) -> list[float]:
+    """The most each term adds to one memory's score: its weight and its share of ts_rank.
+
+    ts_rank over an OR query adds below TS_RANK_SHARE per matched query lexeme and divides by
+    the query's lexemes, which are the terms themselves when each is a plain ASCII word;
+    otherwise each term is given the whole of ts_rank.
+    """
+    plain = all(term.isascii() and term.isalnum() for term in terms)
+    share = TS_RANK_SHARE / len(terms) if plain else TS_RANK_SHARE
+    return [weight + share for weight in weights]
 
 
-def _window_floor(session: Session, query: SearchQuery, terms: Sequence[str]) -> int | None:
-    """The id below which matches fall outside the ranking window (None: all fit)."""
-    table: Table = Memory.__table__  # type: ignore[attr-defined]
-    statement = select(table.c.id).where(SEARCH_VECTOR.op("@@")(_tsquery(terms)))
-    if query.projects is not None:
-        statement = statement.where(table.c.project.in_(list(query.projects)))
-    floor: int | None = session.execute(
-        statement.order_by(table.c.id.desc()).offset(model.RANK_WINDOW).limit(1)
-    ).scalar_one_or_none()
-    return floor
-
-
-def _select(
-    session: Session,
-    query: SearchQuery,
-    terms: Sequence[str],
-    order: Sequence[Any],
-    floor: int | None,
-) -> list[MemoryHit]:
+def match_by_date(session: Session, query: SearchQuery, terms: Sequence[str]) -> list[MemoryHit]:
     table: Table = Memory.__table__  # type: ignore[attr-defined]
     statement = (
         select(*hit_columns(table))
         .where(SEARCH_VECTOR.op("@@")(_tsquery(terms)))
         .where(memory_filters(table, query))
+        .order_by(*date_order(table, query))
+        .limit(query.limit)
+        .offset(query.offset)
     )
-    if floor is not None:
-        statement = statement.where(table.c.id > floor)
-    statement = statement.order_by(*order).limit(query.limit).offset(query.offset)
+    return [MemoryHit(*row) for row in session.execute(statement)]
+
+
+def rank_memories(
+    session: Session,
+    query: SearchQuery,
+    terms: Sequence[QueryTerm],
+    essential: int,
+    wanted: int,
+    *,
+    shortlist: bool = True,  # noqa: ARG001 - each match found is scored once
+) -> list[MemoryHit]:
+    """The best `wanted` memories matching one of the first `essential` terms, scored over
+    every term: the rarity weights of the terms it holds, plus ts_rank (best first)."""
+    table: Table = Memory.__table__  # type: ignore[attr-defined]
+    score: Any = literal(0.0)
+    for term in terms:
+        held = SEARCH_VECTOR.op("@@")(func.to_tsquery(CONFIG, term.text))
+        score = score + case((held, term.weight), else_=0.0)
+    texts = [term.text for term in terms]
+    score = (score + func.ts_rank(SEARCH_VECTOR, _tsquery(texts))).label("score")
+    statement = (
+        select(*hit_columns(table), score)
+        .where(SEARCH_VECTOR.op("@@")(_tsquery(texts[:essential])))
+        .where(memory_filters(table, query))
+        .order_by(score.desc(), table.c.id.desc())
+        .limit(wanted)
+    )
     return [MemoryHit(*row) for row in session.execute(statement)]
 
 

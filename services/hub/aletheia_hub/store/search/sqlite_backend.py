@@ -1,14 +1,15 @@
 """Keyword search on SQLite FTS5, ranked with bm25 (title above text)."""
 
+import math
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Final
 
-from sqlalchemy import Select, Table, column, literal_column, select, text
+from sqlalchemy import ColumnElement, Select, Table, column, func, literal_column, select, text
 from sqlalchemy import table as sql_table
 from sqlmodel import Session
 
 from aletheia_hub.store.models import Fact, Memory
-from aletheia_hub.store.search import model
 from aletheia_hub.store.search.filters import (
     date_order,
     fact_filters,
@@ -16,17 +17,23 @@ from aletheia_hub.store.search.filters import (
     hit_columns,
     memory_filters,
 )
+from aletheia_hub.store.search.maxscore import QueryTerm
 from aletheia_hub.store.search.model import FactHit, MemoryHit, SearchQuery
 from aletheia_hub.store.search.terms import index_terms, project_term
 
-# Whether match_memories ranks with the idf weights search() passes in (bm25 weighs itself).
-RANKS_WITH_WEIGHTS = False
 # bm25 column weights: project_term, title, body, files.
 MEMORY_RANK = "bm25(memories_fts, 0.0, 4.0, 1.0, 2.0)"
+BM25_K1: Final = 1.2  # FTS5's constant
+MIN_IDF: Final = 1e-6  # FTS5's floor for words in more than half of the rows
+BOUND_MARGIN: Final = 1 + 1e-9  # covers rounding in summed scores
 FACT_RANK = "bm25(facts_fts, 0.0, 1.0)"
 SHORTLIST_MIN = 60
 SHORTLIST_FACTOR = 3
 MEMORIES_FTS = sql_table("memories_fts", column("rowid"))
+FTS_ROWID: Any = MEMORIES_FTS.c.rowid
+# The unary plus keeps SQLite from handing a rowid list to FTS5, which would restart its query
+# (and bm25's document counts) once per rowid.
+UNINDEXED_ROWID: Any = literal_column("+memories_fts.rowid")
 FACTS_FTS = sql_table("facts_fts", column("rowid"))
 
 
@@ -60,14 +67,14 @@ def document_frequency(session: Session, term: str, cap: int) -> int:
     return _count_matches(session, f'{{title body files}} : "{term}"', cap)
 
 
-def _count_matches(session: Session, match: str, cap: int, floor: int | None = None) -> int:
-    """How many rows match (above a rowid floor), counting stops at cap."""
+def _count_matches(session: Session, match: str, cap: int) -> int:
+    """How many rows match, counting stops at cap."""
     found = session.execute(
         text(
             "SELECT count(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH :match "
-            "AND rowid > :floor LIMIT :cap)"
+            "LIMIT :cap)"
         ),
-        {"match": match, "cap": cap, "floor": -1 if floor is None else floor},
+        {"match": match, "cap": cap},
     ).scalar_one()
     return int(found)
 
@@ -81,29 +88,35 @@ def _match_expression(columns: str, terms: Sequence[str], projects: Sequence[str
     return expression
 
 
-def match_memories(
-    session: Session, query: SearchQuery, terms: Sequence[str], _weights: Sequence[float]
-) -> list[MemoryHit]:
+def term_bounds(
+    corpus: int, frequencies: Sequence[int], _weights: Sequence[float], _terms: Sequence[str]
+) -> list[float]:
+    """The most each term adds to one memory's bm25 score.
+
+    bm25 adds idf * f(k1 + 1) / (f + k1(1 - b + b len/avglen)) per term, below idf (k1 + 1)
+    whatever the memory. FTS5's idf is ln((N - n + 0.5) / (n + 0.5)), at least 1e-6, for N
+    rows of which n hold the term: corpus bounds N from above and a remembered frequency
+    bounds n from below, so the bound holds for the live index.
+    """
+    bounds = []
+    for frequency in frequencies:
+        rows = max(corpus, frequency)
+        idf = max(math.log((rows - frequency + 0.5) / (frequency + 0.5)), MIN_IDF)
+        bounds.append((BM25_K1 + 1) * idf * BOUND_MARGIN)
+    return bounds
+
+
+def match_by_date(session: Session, query: SearchQuery, terms: Sequence[str]) -> list[MemoryHit]:
     if query.projects is not None and not query.projects:
         return []
-    match = _match_expression("title body files", terms, query.projects)
-    if query.order == "relevance":
-        # Rank inside FTS5 and join only the best few: joining and sorting every match costs
-        # as much as the matches are many. Filters may leave too few; then widen step by step.
-        wanted = query.offset + query.limit
-        shortlist = max(SHORTLIST_MIN, wanted * SHORTLIST_FACTOR)
-        floor = _window_floor(session, match)
-        hits = _ranked(session, query, match, shortlist, floor)
-        if len(hits) < wanted and _count_matches(session, match, shortlist, floor) >= shortlist:
-            hits = _ranked(session, query, match, None, floor)
-        if len(hits) < wanted and floor is not None:
-            hits = _ranked(session, query, match, None, None)
-        return hits[query.offset : wanted]
     table: Table = Memory.__table__  # type: ignore[attr-defined]
+    match = _match_expression("title body files", terms, query.projects)
+    # Matches as a list: joined, SQLite may walk a project's memories by date and restart the
+    # FTS5 query for each one.
+    found = select(FTS_ROWID).select_from(MEMORIES_FTS).where(_matches(match))
     statement = (
         select(*hit_columns(table))
-        .select_from(table.join(MEMORIES_FTS, MEMORIES_FTS.c.rowid == table.c.id))
-        .where(literal_column("memories_fts").op("MATCH")(match))
+        .where(table.c.id.in_(found))
         .where(memory_filters(table, query))
         .order_by(*date_order(table, query))
         .limit(query.limit)
@@ -112,49 +125,124 @@ def match_memories(
     return [MemoryHit(*row) for row in session.execute(statement)]
 
 
-def _window_floor(session: Session, match: str) -> int | None:
-    """The rowid below which matches fall outside the ranking window (None: all fit)."""
-    floor: int | None = session.execute(
-        text(
-            "SELECT rowid FROM memories_fts WHERE memories_fts MATCH :match "
-            "ORDER BY rowid DESC LIMIT 1 OFFSET :window"
-        ),
-        {"match": match, "window": model.RANK_WINDOW},
-    ).scalar_one_or_none()
-    return floor
-
-
-def _ranked(
+def rank_memories(
     session: Session,
     query: SearchQuery,
-    match: str,
-    shortlist: int | None,
-    floor: int | None,
+    terms: Sequence[QueryTerm],
+    essential: int,
+    wanted: int,
+    *,
+    shortlist: bool = True,
 ) -> list[MemoryHit]:
-    """Matches in bm25 order (best first), from the top `shortlist` FTS rows or from all."""
-    table: Table = Memory.__table__  # type: ignore[attr-defined]
-    ranked: Select[Any, Any] = (
-        select(
-            literal_column("memories_fts.rowid").label("rowid"),
-            literal_column(MEMORY_RANK).label("rank"),
-        )
-        .select_from(MEMORIES_FTS)
-        .where(literal_column("memories_fts").op("MATCH")(match))
-        .order_by(literal_column("rank"), literal_column("memories_fts.rowid").desc())
+    """The best `wanted` memories matching one of the first `essential` terms, by bm25 over
+    every term, best first.
+
+    bm25 sums one share per term, so a memory's score is its bm25 over the essential terms
+    plus, term by term, its bm25 over each other term alone, added in the order in which a
+    single bm25 over all the terms adds them: the same number, bit for bit.
+    """
+    if query.projects is not None and not query.projects:
+        return []
+    texts = [term.text for term in terms]
+    found_by = _match_expression("title body files", texts[:essential], query.projects)
+    others = [_match_expression("title body files", [word], None) for word in texts[essential:]]
+    scoring = _Scoring(found_by, others)
+    if shortlist and not _narrowed(query):
+        # Rank inside FTS5 and look up only the best few: a lookup costs more than ranking
+        # does. Filters may leave too few; then the matches are filtered first.
+        size = max(SHORTLIST_MIN, wanted * SHORTLIST_FACTOR)
+        hits = _ranked_first(session, query, scoring, wanted, size)
+        if len(hits) >= wanted or _count_matches(session, found_by, size) < size:
+            return hits
+    return _filtered_first(session, query, scoring, wanted)
+
+
+def _narrowed(query: SearchQuery) -> bool:
+    """Whether filters other than projects keep only part of the matches."""
+    return any(
+        value is not None for value in (query.type, query.kind, query.since_ms, query.until_ms)
     )
-    if floor is not None:
-        ranked = ranked.where(literal_column("memories_fts.rowid") > floor)
-    if shortlist is not None:
-        ranked = ranked.limit(shortlist)
-    top = ranked.subquery("top")
+
+
+@dataclass(frozen=True, slots=True)
+class _Scoring:
+    found_by: str  # MATCH expression of the essential terms (and projects)
+    others: Sequence[str]  # MATCH expression of each other term, in score order
+
+    def ranked(self, among: Select[Any] | None) -> Select[Any]:
+        """Rowid and bm25 sum (lower is better) of matches, or of those `among` some ids."""
+        found: Select[Any] = (
+            select(FTS_ROWID).select_from(MEMORIES_FTS).where(_matches(self.found_by))
+        ).correlate(None)
+        pool = found if among is None else among
+        score: Any = literal_column(MEMORY_RANK)
+        joined: Any = MEMORIES_FTS
+        for index, other in enumerate(self.others):
+            # Materialized, each share is computed once, for the memories found (joined row
+            # by row, FTS5 would restart its query, and its document counts, for each).
+            share = (
+                select(FTS_ROWID.label("id"), literal_column(MEMORY_RANK).label("ranking"))
+                .select_from(MEMORIES_FTS)
+                .where(_matches(other))
+                .where(UNINDEXED_ROWID.in_(pool))
+                .cte(f"share{index}")
+                .prefix_with("MATERIALIZED")
+            )
+            joined = joined.outerjoin(share, share.c.id == FTS_ROWID)
+            score = score + func.coalesce(share.c.ranking, 0.0)
+        statement = (
+            select(FTS_ROWID.label("id"), score.label("ranking"))
+            .select_from(joined)
+            .where(_matches(self.found_by))
+        )
+        if among is not None:
+            statement = statement.where(UNINDEXED_ROWID.in_(among))
+        return statement.order_by(literal_column("ranking"), FTS_ROWID.desc())
+
+
+def _ranked_first(
+    session: Session, query: SearchQuery, scoring: _Scoring, wanted: int, size: int
+) -> list[MemoryHit]:
+    """The best `size` matches, then the best `wanted` of them that pass the filters."""
+    table: Table = Memory.__table__  # type: ignore[attr-defined]
+    top = scoring.ranked(None).limit(size).subquery("top")
     statement = (
-        select(*hit_columns(table))
-        .select_from(top.join(table, table.c.id == top.c.rowid))
+        select(*hit_columns(table), (-top.c.ranking).label("keyword_score"))
+        .select_from(top.join(table, table.c.id == top.c.id))
         .where(memory_filters(table, query))
-        .order_by(top.c.rank.asc(), table.c.id.desc())
-        .limit(query.offset + query.limit)
+        .order_by(top.c.ranking, table.c.id.desc())
+        .limit(wanted)
     )
     return [MemoryHit(*row) for row in session.execute(statement)]
+
+
+def _filtered_first(
+    session: Session, query: SearchQuery, scoring: _Scoring, wanted: int
+) -> list[MemoryHit]:
+    """Matches that pass the filters, then the best `wanted` of them: only they are ranked."""
+    table: Table = Memory.__table__  # type: ignore[attr-defined]
+    found = select(FTS_ROWID).select_from(MEMORIES_FTS).where(_matches(scoring.found_by))
+    # Projects are matched inside FTS5 already; named here too, they would lead SQLite to
+    # read every memory of the projects rather than look up the matches.
+    passing = (
+        select(table.c.id)
+        .where(table.c.id.in_(found))
+        .where(memory_filters(table, replace(query, projects=None)))
+        .cte("passing")
+        .prefix_with("MATERIALIZED")
+    )
+    top = scoring.ranked(select(passing.c.id)).limit(wanted).subquery("top")
+    statement = (
+        select(*hit_columns(table), (-top.c.ranking).label("keyword_score"))
+        .select_from(top.join(table, table.c.id == top.c.id))
+        .order_by(top.c.ranking, table.c.id.desc())
+    )
+    return [MemoryHit(*row) for row in session.execute(statement)]
+
+
+def _matches(expression: str) -> ColumnElement[bool]:
+    matching: ColumnElement[bool] = literal_column("memories_fts").op("MATCH")(expression)
+    return matching
 
 
 def match_facts(

@@ -1,0 +1,91 @@
+"""MaxScore on made-up scores: the top k it finds is always the top k of scoring everything."""
+
+from dataclasses import dataclass
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from aletheia_hub.store.search.maxscore import QueryTerm, top_memories
+from aletheia_hub.store.search.model import MemoryHit
+
+SHARES = (0.0, 0.0, 0.25, 0.5, 0.75, 1.0)  # parts of a term's bound; zero: no match
+
+
+@dataclass(frozen=True)
+class Case:
+    terms: list[QueryTerm]
+    shares: list[list[float]]  # per memory, per term
+    passing: list[bool]  # whether each memory passes the filters
+    wanted: int
+
+    def hit(self, memory: int) -> MemoryHit:
+        score = 0.0
+        for term, share in zip(self.terms, self.shares[memory], strict=True):
+            score += term.bound * share
+        return MemoryHit(memory, "p", "t", "note", "note", "tool", False, 0, keyword_score=score)
+
+    def best(self, memories: list[int]) -> list[MemoryHit]:
+        hits = [self.hit(memory) for memory in memories if self.passing[memory]]
+        hits.sort(key=lambda hit: (-(hit.keyword_score or 0.0), -hit.id))
+        return hits[: self.wanted]
+
+    def rank(self, essential: int) -> list[MemoryHit]:
+        return self.best(
+            [
+                memory
+                for memory, shares in enumerate(self.shares)
+                if any(share > 0 for share in shares[:essential])
+            ]
+        )
+
+
+@st.composite
+def cases(draw: st.DrawFn) -> Case:
+    count = draw(st.integers(min_value=1, max_value=6))
+    bounds = sorted(
+        draw(
+            st.lists(
+                st.sampled_from([0.5, 1.0, 2.0, 3.0, 5.0, 8.0]), min_size=count, max_size=count
+            )
+        ),
+        reverse=True,
+    )
+    memories = draw(st.integers(min_value=0, max_value=80))
+    shares = [
+        draw(st.lists(st.sampled_from(SHARES), min_size=count, max_size=count))
+        for _ in range(memories)
+    ]
+    terms = [
+        QueryTerm(f"t{index}", sum(1 for row in shares if row[index] > 0), 1.0, bound)
+        for index, bound in enumerate(bounds)
+    ]
+    passing = draw(st.lists(st.booleans(), min_size=memories, max_size=memories))
+    wanted = draw(st.integers(min_value=1, max_value=12))
+    return Case(terms, shares, passing, wanted)
+
+
+@settings(max_examples=250, deadline=None)
+@given(case=cases())
+def test_maxscore_finds_the_same_top_k_as_scoring_every_match(case: Case) -> None:
+    everything = case.rank(len(case.terms))
+    found = top_memories(case.terms, case.wanted, case.rank)
+    assert [(hit.id, hit.keyword_score) for hit in found] == [
+        (hit.id, hit.keyword_score) for hit in everything
+    ]
+
+
+def test_maxscore_skips_the_matches_of_a_common_term_when_rare_ones_settle_the_top() -> None:
+    # Memories 0-49 hold the rare term, worth more than all the common one can add; 50-249
+    # hold only the common one.
+    shares = [[1.0, 0.5] for _ in range(50)] + [[0.0, 1.0] for _ in range(200)]
+    terms = [QueryTerm("rare", 50, 1.0, 8.0), QueryTerm("common", 250, 1.0, 2.0)]
+    case = Case(terms, shares, [True] * 250, 5)
+    passes: list[int] = []
+
+    def rank(essential: int) -> list[MemoryHit]:
+        passes.append(essential)
+        return case.rank(essential)
+
+    found = top_memories(terms, 5, rank)
+    assert [hit.id for hit in found] == [49, 48, 47, 46, 45]
+    assert passes == [1]
