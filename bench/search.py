@@ -2,10 +2,16 @@
 through HTTP tools/call, plus save_memory throughput over HTTP. Prints figures only.
 
     .venv/bin/python bench/search.py [--sizes 10000,100000] [--queries N] [--cache-dir DIR]
+        [--exactness] [--no-http] [--database-url postgresql+psycopg://...]
+
+--exactness also prints the share of relevance queries whose top 10 equals the ranking of
+every match (engine.rank_every_match, nothing pruned). --database-url runs on PostgreSQL
+instead, one schema per size (bench_<size>, reused when it holds the corpus).
 """
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import os
 import platform
@@ -25,12 +31,15 @@ from typing import Any, Final
 from unittest.mock import patch
 
 import httpx
+import psycopg
+from sqlalchemy.engine import make_url
 
 from aletheia_hub.store import memories
 from aletheia_hub.store.clock import now_ms
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import upgrade_to_head
 from aletheia_hub.store.search import SearchQuery, search
+from aletheia_hub.store.search.engine import rank_every_match
 from aletheia_hub.store.search.model import Order
 
 BIN: Final = Path(sys.executable).parent
@@ -144,9 +153,9 @@ def probes(corpus: Corpus, count: int, now: int) -> list[Probe]:
     return found
 
 
-def build(path: Path, size: int, corpus: Corpus) -> float:
+def build(url: str, size: int, corpus: Corpus) -> float:
     """Fill a new store with `size` memories through save_memory; seconds taken."""
-    db = Database(f"sqlite:///{path}")
+    db = Database(url)
     upgrade_to_head(db.engine)
     start, end = time.perf_counter(), now_ms()
     moments = iter(range(end - SPAN_DAYS * DAY_MS, end, SPAN_DAYS * DAY_MS // size))
@@ -175,8 +184,8 @@ def timed(run: Callable[[Any], None], warmup: list[Any], items: list[Any]) -> li
     return samples
 
 
-def store_path(path: Path, queries: list[Probe]) -> list[float]:
-    db = Database(f"sqlite:///{path}")
+def store_path(url: str, queries: list[Probe]) -> list[float]:
+    db = Database(url)
 
     def run(probe: Probe) -> None:
         with db.read_session() as session:
@@ -188,14 +197,53 @@ def store_path(path: Path, queries: list[Probe]) -> list[float]:
         db.dispose()
 
 
+def exactness(url: str, queries: list[Probe]) -> tuple[int, int]:
+    """Relevance queries whose top 10 (ids and scores) equals scoring every match; of how many."""
+    db = Database(url)
+    equal = total = 0
+    try:
+        for probe in queries:
+            query = dataclasses.replace(probe.query(), limit=10)
+            if query.order != "relevance":
+                continue
+            with db.read_session() as session:
+                found = search(session=session, query=query).memories
+                expected = rank_every_match(session=session, query=query)
+            total += 1
+            equal += [(h.id, h.keyword_score) for h in found] == [
+                (h.id, h.keyword_score) for h in expected
+            ]
+    finally:
+        db.dispose()
+    return equal, total
+
+
+def postgres_store(base: str, size: int) -> tuple[str, bool]:
+    """The URL of schema bench_<size> (created when missing), and whether it holds a corpus."""
+    schema = f"bench_{size}"
+    dsn = make_url(base).set(drivername="postgresql").render_as_string(hide_password=False)
+    with psycopg.connect(dsn, autocommit=True) as connection:
+        connection.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
+        found = connection.execute("SELECT to_regclass(%s)", (f'"{schema}".memories',)).fetchone()
+        count = 0
+        if found is not None and found[0] is not None:
+            counted = connection.execute(f'SELECT count(*) FROM "{schema}".memories').fetchone()
+            count = counted[0] if counted is not None else 0
+    url = make_url(base).update_query_dict({"options": f"-csearch_path={schema}"})
+    return url.render_as_string(hide_password=False), count >= size
+
+
 @contextlib.contextmanager
-def running_hub(db_file: Path) -> Iterator[str]:
-    """aletheia-server on a free loopback port over db_file; yields its /mcp URL."""
+def running_hub(url: str, folder: Path) -> Iterator[str]:
+    """aletheia-server on a free loopback port over the store at url; yields its /mcp URL."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        port, log = int(sock.getsockname()[1]), db_file.with_suffix(".log")
+        port = int(sock.getsockname()[1])
+        log = folder / f"hub-{port}.log"
     env = {k: v for k, v in os.environ.items() if not k.startswith("ALETHEIA_")}
-    env |= {"ALETHEIA_HUB_DB": str(db_file), "ALETHEIA_DATA_DIR": str(db_file.parent)}
+    env |= {"ALETHEIA_DATABASE_URL": url, "ALETHEIA_DATA_DIR": str(folder)}
+    # Keyword search only: embedding the corpus in the background would compete for the CPU.
+    env["ALETHEIA_EMBEDDER"] = "off"
     command = [str(BIN / "aletheia-server"), "--port", str(port), "--quiet"]
     with log.open("wb") as out:
         hub = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
@@ -240,11 +288,13 @@ def connect(client: httpx.Client, url: str) -> Callable[[str, dict[str, Any]], N
     return call
 
 
-def http_paths(path: Path, queries: list[Probe], corpus: Corpus) -> tuple[list[float], list[float]]:
-    """Search and save_memory timings (ms) against a hub over path."""
+def http_paths(
+    store: str, folder: Path, queries: list[Probe], corpus: Corpus
+) -> tuple[list[float], list[float]]:
+    """Search and save_memory timings (ms) against a hub over the store."""
     run = now_ms()  # distinct texts even when a cached corpus is reused
     saves = [corpus.memory(f"bench {run}.{n}: ") for n in range(SAVES + WARMUP)]
-    with running_hub(path) as url, httpx.Client(headers=HEADERS, timeout=30.0) as client:
+    with running_hub(store, folder) as url, httpx.Client(headers=HEADERS, timeout=30.0) as client:
         call = connect(client, url)
         searched = timed(lambda probe: call("search", probe.arguments()), queries[:WARMUP], queries)
         saved = timed(lambda fields: call("save_memory", fields), saves[SAVES:], saves[:SAVES])
@@ -262,6 +312,9 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,100000", help="corpus sizes, comma separated")
     parser.add_argument("--queries", type=int, default=300, help="timed searches per path")
     parser.add_argument("--cache-dir", type=Path, help="keep and reuse corpus DBs here")
+    parser.add_argument("--exactness", action="store_true", help="top 10 against every match")
+    parser.add_argument("--no-http", action="store_true", help="skip the HTTP paths")
+    parser.add_argument("--database-url", help="a PostgreSQL URL to run on instead of SQLite")
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
     python = f"{platform.python_implementation()} {platform.python_version()}"
@@ -272,15 +325,26 @@ def main() -> None:
         folder = args.cache_dir or Path(stack.enter_context(tempfile.TemporaryDirectory()))
         folder.mkdir(parents=True, exist_ok=True)
         for size in sizes:
-            corpus, path = Corpus(random.Random(size)), folder / f"corpus-{size}.db"
-            if path.exists():
-                print(f"{size:>8} memories: reused {path}")
+            corpus = Corpus(random.Random(size))
+            if args.database_url:
+                store, held = postgres_store(args.database_url, size)
             else:
-                seconds = build(path, size, corpus)
+                path = folder / f"corpus-{size}.db"
+                store, held = f"sqlite:///{path}", path.exists()
+            if held:
+                print(f"{size:>8} memories: reused {make_url(store).render_as_string()}")
+            else:
+                seconds = build(store, size, corpus)
                 print(f"{size:>8} memories: built in {seconds:.1f} s ({size / seconds:.0f}/s)")
             queries = probes(corpus, args.queries, now_ms())
-            rows.append(row(size, "store search()", store_path(path, queries)))
-            searched, saved = http_paths(path, queries, corpus)
+            rows.append(row(size, "store search()", store_path(store, queries)))
+            if args.exactness:
+                equal, total = exactness(store, queries)
+                share = f"{equal}/{total} = {equal / total:.1%} of relevance queries"
+                rows.append(f"{size:>8}  {'top 10 = every match ranked':<28}  {share}")
+            if args.no_http:
+                continue
+            searched, saved = http_paths(store, folder, queries, corpus)
             rows.append(row(size, "HTTP tools/call search", searched))
             rate = f"{1000 * len(saved) / sum(saved):.0f} calls/s sequential"
             rows.append(row(size, "HTTP tools/call save_memory", saved, rate))
