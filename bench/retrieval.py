@@ -16,9 +16,10 @@ the mean of 1/rank of the first gold memory in the first 10; p50 and p99, millis
 search (store: one read session and search(); http: one tools/call round trip), which are
 noisy on a shared machine.
 
-Modes: the store path passes SearchQuery(mode=...), the HTTP path the search tool's `mode`
-argument. A mode that is refused, or that answers every probe question exactly as keyword
-search does (a quiet fallback), prints n/a with the reason. Building 100,000 memories takes
+Modes: the store path calls the hub's hybrid_search with the mode, the HTTP path passes the
+search tool's `mode` argument. Vectors are made once per cached store before measuring. A
+mode that is refused, or that answers every probe question exactly as keyword search does
+(a quiet fallback), prints n/a with the reason. Building 100,000 memories takes
 a few minutes and about 100 MB; --cache-dir keeps the stores for later runs.
 """
 
@@ -49,10 +50,13 @@ import httpx
 from alembic.script import ScriptDirectory
 from retrieval_data import BASE_SIZE, KINDS, Corpus, Question, build_corpus
 
+from aletheia_hub.embed.hybrid import hybrid_search
+from aletheia_hub.embed.service import SemanticSearch
 from aletheia_hub.store import memories as memory_store
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import MIGRATIONS_DIR, upgrade_to_head
-from aletheia_hub.store.search import SearchQuery, search
+from aletheia_hub.store.search import SearchQuery
+from aletheia_hub.store.vectors import count_pending
 
 BIN: Final = Path(sys.executable).parent
 GENERATOR: Final = Path(__file__).with_name("retrieval_data")
@@ -167,17 +171,35 @@ def prepared_store(folder: Path, size: int, seed: int) -> tuple[Path, list[int]]
 # Searching through the store and over HTTP
 
 
-def store_search(db: Database, mode: str, probe: str) -> Search | str:
+def embedded(db: Database) -> SemanticSearch | str:
+    """The store with a vector for every memory (made once, kept in the cached store), and the
+    model loaded; or why meaning-based search is not available here."""
+    semantic = SemanticSearch(db, enabled=True, threads=os.cpu_count() or 1)
+    if not semantic.load():
+        return semantic.problem or "the embedding model did not load"
+    with db.read_session() as session:
+        total = count_pending(session=session, model=semantic.model_name or "")
+    if total:
+        start = time.perf_counter()
+        done = semantic.embed_pending()
+        seconds = time.perf_counter() - start
+        print(f"  embedded {done} memories and facts in {seconds:.0f} s ({done / seconds:.0f}/s)")
+    return semantic
+
+
+def store_search(
+    db: Database, semantic: SemanticSearch | str, mode: str, probe: str
+) -> Search | str:
     """A search function for a mode, or why the store cannot search that way."""
-    has_mode = "mode" in {field.name for field in dataclasses.fields(SearchQuery)}
-    if not has_mode and mode != "keyword":
-        return "SearchQuery has no mode field"
-    extra: dict[str, Any] = {"mode": mode} if has_mode else {}
+    if mode != "keyword" and isinstance(semantic, str):
+        return semantic
+    model = semantic if isinstance(semantic, SemanticSearch) else None
 
     def run(text: str) -> list[int]:
-        query = SearchQuery(text=text, projects=[PROJECT], limit=DEPTH, **extra)
+        query = SearchQuery(text=text, projects=[PROJECT], limit=DEPTH)
         with db.read_session() as session:
-            return [hit.id for hit in search(session=session, query=query).memories]
+            found = hybrid_search(session=session, query=query, semantic=model, mode=mode)
+            return [hit.id for hit in found.result.memories]
 
     try:
         run(probe)
@@ -318,11 +340,12 @@ def evaluate(
     probes = [q.text for kind in KINDS for q in [q for q in questions if q.kind == kind][:2]]
     rows: list[Row] = []
     with contextlib.ExitStack() as stack:
+        db = Database(f"sqlite:///{path}")
+        stack.callback(db.dispose)
+        semantic = embedded(db) if set(args.modes) - {"keyword"} else "not asked for"
         for via in args.via:
             if via == "store":
-                db = Database(f"sqlite:///{path}")
-                stack.callback(db.dispose)
-                make = functools.partial(store_search, db)
+                make = functools.partial(store_search, db, semantic)
             else:
                 url = stack.enter_context(running_hub(path))
                 client = stack.enter_context(httpx.Client(headers=HEADERS, timeout=60.0))

@@ -1,6 +1,7 @@
 """aletheia reindex: embed every memory and fact that has no vector of the current model."""
 
 import argparse
+import os
 import sys
 import time
 from typing import TextIO
@@ -49,7 +50,7 @@ class ProgressBar:
 
 def run(args: argparse.Namespace) -> int:
     db = open_store(args)
-    semantic = SemanticSearch(db, enabled=True)
+    semantic = SemanticSearch(db, enabled=True, threads=os.cpu_count() or 1)
     try:
         if not semantic.load():
             print(f"aletheia: cannot reindex: {semantic.problem}", file=sys.stderr)

@@ -97,9 +97,9 @@ class MiniLmEmbedder:
         return vectors
 
 
-def load_embedder() -> Embedder:
+def load_embedder(threads: int = 1) -> Embedder:
     """Load the model (about a quarter of a second); ModuleNotFoundError without the extra."""
     missing = missing_parts()
     if missing:
         raise ModuleNotFoundError(", ".join(missing))
-    return MiniLmEmbedder()
+    return MiniLmEmbedder(threads)

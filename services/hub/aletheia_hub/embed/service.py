@@ -28,6 +28,7 @@ logger = logging.getLogger(__name__)
 
 State = Literal["off", "loading", "ready", "unavailable"]
 BATCH_SIZE: Final = 32
+FETCH_SIZE: Final = 256  # pending items read at once, then embedded in batches of like length
 POLL_SECONDS: Final = 10.0  # saves here wake the worker at once; this catches other writers
 QUERY_CACHE_SIZE: Final = 512
 
@@ -35,8 +36,9 @@ QUERY_CACHE_SIZE: Final = 512
 class SemanticSearch:
     """One per hub process. `start()` begins loading; `stop()` ends the worker."""
 
-    def __init__(self, db: Database, *, enabled: bool) -> None:
+    def __init__(self, db: Database, *, enabled: bool, threads: int = 1) -> None:
         self.db = db
+        self.threads = threads  # the hub's worker keeps to one core; a command may use more
         self.state: State = "loading" if enabled else "off"
         self.problem: str | None = None
         self._embedder: Embedder | None = None
@@ -71,7 +73,7 @@ class SemanticSearch:
     def load(self) -> bool:
         """Load the model now (the worker does this in the background); False if it cannot."""
         try:
-            embedder = load_embedder()
+            embedder = load_embedder(self.threads)
         except ModuleNotFoundError as error:
             self._unavailable(f"the embedding model is not installed ({error}); {INSTALL_HINT}")
             return False
@@ -116,27 +118,31 @@ class SemanticSearch:
         done = 0
         while not self._stopping.is_set():
             with self.db.read_session() as session:
-                batch = pending_items(
-                    session=session, model=embedder.name, limit=BATCH_SIZE, projects=projects
+                pending = pending_items(
+                    session=session, model=embedder.name, limit=FETCH_SIZE, projects=projects
                 )
-            if not batch:
+            if not pending:
                 break
-            self._save(embedder, batch)
-            done += len(batch)
+            self._save(embedder, pending)
+            done += len(pending)
             if progress is not None:
                 progress(done)
-            if len(batch) < BATCH_SIZE:
+            if len(pending) < FETCH_SIZE:
                 break
         self.embedded += done
         return done
 
-    def _save(self, embedder: Embedder, batch: list[PendingItem]) -> None:
-        # Similar lengths pad little: sort by length before batching inside the model call.
-        vectors = embedder.embed([item.text for item in batch])
-        rows: list[tuple[ItemKind, int, bytes]] = [
-            (item.kind, item.id, vector.astype("<f4").tobytes())
-            for item, vector in zip(batch, vectors, strict=True)
-        ]
+    def _save(self, embedder: Embedder, pending: list[PendingItem]) -> None:
+        # Texts of like length pad little: embed them in batches sorted by length.
+        ordered = sorted(pending, key=lambda item: len(item.text))
+        rows: list[tuple[ItemKind, int, bytes]] = []
+        for start in range(0, len(ordered), BATCH_SIZE):
+            batch = ordered[start : start + BATCH_SIZE]
+            vectors = embedder.embed([item.text for item in batch])
+            rows += [
+                (item.kind, item.id, vector.astype("<f4").tobytes())
+                for item, vector in zip(batch, vectors, strict=True)
+            ]
         try:
             with self.db.write_session() as session:
                 save_vectors(
