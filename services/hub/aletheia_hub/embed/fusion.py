@@ -6,9 +6,11 @@ meaning, and more the further they fall behind the closest vector hit: it adds w
 miss without pushing out what they find.
 """
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Final
+
+from aletheia_hub.store.search.dates import DateSpan
 
 RANK_OFFSET: Final = 10  # reciprocal-rank constant: small, so the first places count most
 KEYWORD_WEIGHT: Final = 1.0
@@ -17,6 +19,7 @@ VECTOR_WEIGHT_MAX: Final = 2.0
 GAP_GAIN: Final = 6.0  # extra vector weight per unit of similarity the keyword hits lack
 KEYWORD_HITS_JUDGED: Final = 3
 MIN_SIMILARITY: Final = 0.2  # below this a vector neighbour is noise, not a meaning match
+DATE_BOOST: Final = 2.0  # a hit saved when the question says counts this much more
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,3 +74,17 @@ def fuse(
         )
     fused.sort(key=lambda entry: (-entry.score, entry.keyword_rank or 10**9, -entry.id))
     return fused
+
+
+def boost_span(
+    fused: Sequence[FusedScore], created_at: Mapping[int, int], span: DateSpan
+) -> list[FusedScore]:
+    """Scores of hits saved within the question's time span multiplied by DATE_BOOST."""
+    boosted = [
+        replace(entry, score=entry.score * DATE_BOOST)
+        if span.start_ms <= created_at.get(entry.id, -1) < span.end_ms
+        else entry
+        for entry in fused
+    ]
+    boosted.sort(key=lambda entry: (-entry.score, entry.keyword_rank or 10**9, -entry.id))
+    return boosted

@@ -1,15 +1,18 @@
 """Hybrid search: the keyword ranking over all matches, fused with the nearest vectors over
-the caller's whole scope (not only over keyword hits)."""
+the caller's whole scope (not only over keyword hits), favouring what was saved when the
+question says ("last week", "in May")."""
 
 from dataclasses import dataclass, field, replace
 from typing import Final, Literal
 
 from sqlmodel import Session
 
-from aletheia_hub.embed.fusion import FusedScore, fuse
+from aletheia_hub.embed.fusion import FusedScore, boost_span, fuse
 from aletheia_hub.embed.service import SemanticSearch
+from aletheia_hub.store.clock import now_ms
 from aletheia_hub.store.search import SearchQuery, SearchResult, search
 from aletheia_hub.store.search.candidates import visible_memory_hits
+from aletheia_hub.store.search.dates import date_span, without_phrase
 
 Mode = Literal["keyword", "vector", "hybrid"]
 CANDIDATE_DEPTH: Final = 50
@@ -26,38 +29,42 @@ def hybrid_search(
     *, session: Session, query: SearchQuery, semantic: SemanticSearch | None, mode: Mode
 ) -> HybridResult:
     """Search in `mode`; hybrid and vector fall back to keywords while vectors are missing."""
-    wants_meaning = (
-        mode != "keyword"
-        and query.text is not None
-        and query.file is None
-        and query.order == "relevance"
-    )
-    vector = (
-        semantic.query_vector(query.text) if wants_meaning and semantic and query.text else None
-    )
-    if vector is None or semantic is None:
-        note = semantic.fallback_note() if wants_meaning and semantic else None
+    ranked = query.text is not None and query.file is None and query.order == "relevance"
+    text = query.text or ""
+    wants_meaning = ranked and mode != "keyword"
+    vector = semantic.query_vector(text) if wants_meaning and semantic is not None else None
+    note = semantic.fallback_note() if wants_meaning and semantic and vector is None else None
+    span = date_span(text, now_ms()) if ranked else None
+    if span is not None and without_phrase(text, span).strip(" ?.!"):
+        query = replace(query, text=without_phrase(text, span))
+    if vector is None and span is None:
         return HybridResult(search(session=session, query=query), note=note)
+
     depth = max(CANDIDATE_DEPTH, query.offset + query.limit)
     keyword = (
         search(session=session, query=replace(query, offset=0, limit=depth))
-        if mode == "hybrid"
+        if mode == "hybrid" or vector is None
         else SearchResult()
-    )
-    nearest = semantic.nearest(
-        session, vector, kind="memory", projects=query.projects, limit=depth * 2
     )
     keyword_ids = [hit.id for hit in keyword.memories]
     hits = {hit.id: hit for hit in keyword.memories}
-    hits.update(
-        visible_memory_hits(
-            session=session, query=query, ids=[i for i, _ in nearest if i not in hits]
+    nearest: list[tuple[int, float]] = []
+    similarity_of: dict[int, float] = {}
+    if vector is not None and semantic is not None:
+        near = semantic.nearest(
+            session, vector, kind="memory", projects=query.projects, limit=depth * 2
         )
-    )
-    allowed = [(item, cos) for item, cos in nearest if item in hits]
-    similarity_of = dict(allowed)
-    similarity_of.update(semantic.similarities(vector, "memory", keyword_ids))
-    fused = fuse(keyword_ids, allowed, similarity_of)
+        hits.update(
+            visible_memory_hits(
+                session=session, query=query, ids=[i for i, _ in near if i not in hits]
+            )
+        )
+        nearest = [(item, cos) for item, cos in near if item in hits]
+        similarity_of = dict(nearest)
+        similarity_of.update(semantic.similarities(vector, "memory", keyword_ids))
+    fused = fuse(keyword_ids, nearest, similarity_of)
+    if span is not None:
+        fused = boost_span(fused, {i: hit.created_at_ms for i, hit in hits.items()}, span)
     page = fused[query.offset : query.offset + query.limit]
     return HybridResult(
         SearchResult(
@@ -67,4 +74,5 @@ def hybrid_search(
             ignored_common=keyword.ignored_common,
         ),
         scores={entry.id: entry for entry in page},
+        note=note,
     )
