@@ -10,6 +10,7 @@ from mcp import Client, StdioServerParameters
 
 from tests.conftest import HubProcess
 from tests.e2e.sdk import result_text
+from tests.hub.tools.support import recalled
 from tests.proxy.process import PROXY
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
@@ -88,7 +89,7 @@ async def test_every_tool_answers_as_documented_through_the_proxy(
             assert match is not None
             rule_id = match.group(1)
             rules, _ = await call("list_rules", {})
-            assert rules.startswith(
+            assert recalled(rules)[0].startswith(
                 f"- When you stage files: Never commit .env files  [everywhere]  (id {rule_id}, "
             )
             assert "source: cli" in rules
@@ -108,11 +109,10 @@ async def test_every_tool_answers_as_documented_through_the_proxy(
                 'Saved list "todo" with 2 item(s) as #3.',
                 False,
             )
-            assert await call("work_state_read", {"list": "todo"}) == (
-                '["ship docs",{"task":"test hooks","done":false}]',
-                False,
-            )
-            assert json.loads((await call("work_state_read", {"list": "todo"}))[0]) == items
+            todo, is_error = await call("work_state_read", {"list": "todo"})
+            assert recalled(todo) == ['["ship docs",{"task":"test hooks","done":false}]']
+            assert not is_error
+            assert json.loads(recalled(todo)[0]) == items
             assert await call("work_state_read", {"list": "nope"}) == (
                 'No list named "nope".',
                 False,
