@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from aletheia_hub.store.db import Database
-from aletheia_hub.store.search import SearchQuery, engine, search
+from aletheia_hub.store.search import SearchQuery, engine, maxscore, search
 from aletheia_hub.store.search.engine import rank_every_match
 from tests.hub.store.bulk import BASE_MS, MINUTE_MS, NewMemory, save_many, store_on
 
@@ -98,10 +98,15 @@ def generated_store(
         yield database, questions(rng, common, middling, rare)
 
 
+@pytest.mark.parametrize("both_first", ["when-worth-it", "always"])
 def test_search_ranks_the_top_ten_exactly_as_scoring_every_match_does(
-    generated_store: tuple[Database, list[SearchQuery]], monkeypatch: pytest.MonkeyPatch
+    generated_store: tuple[Database, list[SearchQuery]],
+    monkeypatch: pytest.MonkeyPatch,
+    both_first: str,
 ) -> None:
     database, queries = generated_store
+    if both_first == "always":
+        monkeypatch.setattr(maxscore, "BOTH_FIRST_MATCHES", 0)
     pruned = record_pruned_passes(monkeypatch, database)
     differences = []
     for query in queries:

@@ -29,14 +29,12 @@ class Case:
         hits.sort(key=lambda hit: (-(hit.keyword_score or 0.0), -hit.id))
         return hits[: self.wanted]
 
-    def rank(self, essential: int) -> list[MemoryHit]:
-        return self.best(
-            [
-                memory
-                for memory, shares in enumerate(self.shares)
-                if any(share > 0 for share in shares[:essential])
-            ]
-        )
+    def rank(self, essential: int, both: bool) -> list[MemoryHit]:
+        def holds(shares: list[float]) -> bool:
+            rare = any(share > 0 for share in shares[:essential])
+            return rare and (not both or any(share > 0 for share in shares[essential:]))
+
+        return self.best([memory for memory, shares in enumerate(self.shares) if holds(shares)])
 
 
 @st.composite
@@ -55,8 +53,10 @@ def cases(draw: st.DrawFn) -> Case:
         draw(st.lists(st.sampled_from(SHARES), min_size=count, max_size=count))
         for _ in range(memories)
     ]
+    # Frequencies only steer which passes run: as if in a store a thousand times larger, too.
+    scale = draw(st.sampled_from([1, 1000]))
     terms = [
-        QueryTerm(f"t{index}", sum(1 for row in shares if row[index] > 0), 1.0, bound)
+        QueryTerm(f"t{index}", scale * sum(1 for row in shares if row[index] > 0), 1.0, bound)
         for index, bound in enumerate(bounds)
     ]
     passing = draw(st.lists(st.booleans(), min_size=memories, max_size=memories))
@@ -67,7 +67,7 @@ def cases(draw: st.DrawFn) -> Case:
 @settings(max_examples=250, deadline=None)
 @given(case=cases())
 def test_maxscore_finds_the_same_top_k_as_scoring_every_match(case: Case) -> None:
-    everything = case.rank(len(case.terms))
+    everything = case.rank(len(case.terms), False)
     found = top_memories(case.terms, case.wanted, case.rank)
     assert [(hit.id, hit.keyword_score) for hit in found] == [
         (hit.id, hit.keyword_score) for hit in everything
@@ -77,15 +77,33 @@ def test_maxscore_finds_the_same_top_k_as_scoring_every_match(case: Case) -> Non
 def test_maxscore_skips_the_matches_of_a_common_term_when_rare_ones_settle_the_top() -> None:
     # Memories 0-49 hold the rare term, worth more than all the common one can add; 50-249
     # hold only the common one.
-    shares = [[1.0, 0.5] for _ in range(50)] + [[0.0, 1.0] for _ in range(200)]
+    shares = [[1.0, 0.0] for _ in range(50)] + [[0.0, 1.0] for _ in range(200)]
     terms = [QueryTerm("rare", 50, 1.0, 8.0), QueryTerm("common", 250, 1.0, 2.0)]
     case = Case(terms, shares, [True] * 250, 5)
-    passes: list[int] = []
+    passes: list[tuple[int, bool]] = []
 
-    def rank(essential: int) -> list[MemoryHit]:
-        passes.append(essential)
-        return case.rank(essential)
+    def rank(essential: int, both: bool) -> list[MemoryHit]:
+        passes.append((essential, both))
+        return case.rank(essential, both)
 
     found = top_memories(terms, 5, rank)
     assert [hit.id for hit in found] == [49, 48, 47, 46, 45]
-    assert passes == [1]
+    assert passes == [(1, False)]
+
+
+def test_memories_holding_both_rare_and_common_terms_settle_the_top_alone() -> None:
+    # 0-19 hold both terms; 20-69 only the rare one; 70-269 only the common one.
+    shares = [[1.0, 1.0] for _ in range(20)]
+    shares += [[0.5, 0.0] for _ in range(50)] + [[0.0, 1.0] for _ in range(200)]
+    # Counted in a store a hundred times larger: even the rare term matches many memories.
+    terms = [QueryTerm("rare", 7_000, 1.0, 3.0), QueryTerm("common", 22_000, 1.0, 2.0)]
+    case = Case(terms, shares, [True] * 270, 10)
+    passes: list[tuple[int, bool]] = []
+
+    def rank(essential: int, both: bool) -> list[MemoryHit]:
+        passes.append((essential, both))
+        return case.rank(essential, both)
+
+    found = top_memories(terms, 10, rank)
+    assert [hit.id for hit in found] == list(range(19, 9, -1))
+    assert passes == [(1, True)]

@@ -97,13 +97,13 @@ def _ranked(
     ordered = sorted(terms, key=lambda term: (term.frequency, term.text))
     wanted = query.offset + query.limit
 
-    def rank(essential: int) -> list[MemoryHit]:
+    def rank(essential: int, both: bool) -> list[MemoryHit]:
         found: list[MemoryHit] = backend.rank_memories(
-            session, query, ordered, essential, wanted, shortlist=not exhaustive
+            session, query, ordered, essential, wanted, both=both, shortlist=not exhaustive
         )
         return found
 
-    hits = rank(len(ordered)) if exhaustive else top_memories(ordered, wanted, rank)
+    hits = rank(len(ordered), False) if exhaustive else top_memories(ordered, wanted, rank)
     return hits[query.offset : wanted]
 
 

@@ -6,6 +6,10 @@ terms. A memory matching none of them scores at most the sum of the other terms'
 tail); once the tail is below the k-th best score found, such a memory cannot enter the top
 k, so the answer equals scoring every match. Otherwise more terms become essential, up to all
 of them, which is scoring every match.
+
+A query of several terms first ranks the memories that match both some rare and some common
+term, usually few: when neither group alone can reach the k-th score found among them, they
+hold the top k; otherwise that score picks the essential terms.
 """
 
 from collections.abc import Callable, Sequence
@@ -20,6 +24,9 @@ from aletheia_hub.store.search.model import MemoryHit
 CANDIDATES_PER_HIT: Final = 8
 # Passes widened for want of k hits before every term is made essential.
 MAX_PASSES: Final = 3
+# Memories matching both halves of the query are ranked first when the rarest term matches
+# this many memories per wanted hit.
+BOTH_FIRST_MATCHES: Final = 50
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,23 +40,40 @@ class QueryTerm:
     bound: float
 
 
-# rank(n): the best hits (at most k, best first, keyword_score set) among the memories that
-# match one of the first n terms, each scored over every term.
-Rank = Callable[[int], list[MemoryHit]]
+# rank(n, both): the best hits (at most k, best first, keyword_score set) among the memories
+# that match one of the first n terms (and, with both, one of the others too), each scored
+# over every term.
+Rank = Callable[[int, bool], list[MemoryHit]]
 
 
 def top_memories(terms: Sequence[QueryTerm], wanted: int, rank: Rank) -> list[MemoryHit]:
     """The best `wanted` memories over all matches of `terms` (ordered rarest first)."""
-    # tails[n]: the most a memory matching none of the first n terms can score.
-    tails = [*reversed(list(accumulate(reversed([term.bound for term in terms])))), 0.0]
     everything = len(terms)
+    bounds = [term.bound for term in terms]
+    # heads[n], tails[n]: the most a memory matching only the first n terms, or only the
+    # others, can score.
+    heads = [0.0, *accumulate(bounds)]
+    tails = [*reversed(list(accumulate(reversed(bounds)))), 0.0]
+    rarest = next((term.frequency for term in terms if term.frequency > 0), 0)
+    if everything > 1 and rarest >= BOTH_FIRST_MATCHES * wanted:
+        # Top memories often hold words of both halves of the query: the few that do are
+        # ranked first. When neither half alone can reach their k-th score, they are the top.
+        # Worth it when even the rarest term matches many memories.
+        split = min(range(1, everything), key=lambda n: max(heads[n], tails[n]))
+        hits = rank(split, True)
+        threshold = _kth_score(hits, wanted)
+        if threshold is not None:
+            if max(heads[split], tails[split]) < threshold:
+                return hits
+            # A k-th score found among some matches is one all of them reach.
+            return _settled(tails, wanted, rank, _first_below(tails, 1, threshold))
     # The k-th score is often near the most the rarest matching term can give: the first
     # pass guesses that the tail must fall to that.
     guess = next((term.bound for term in terms if term.frequency > 0), 0.0)
     enough = next((n for n in range(1, everything) if tails[n] <= guess), everything)
     essential = max(_matching(terms, CANDIDATES_PER_HIT * wanted), enough)
     for _ in range(MAX_PASSES):
-        hits = rank(essential)
+        hits = rank(essential, False)
         if essential == everything:
             return hits
         threshold = _kth_score(hits, wanted)
@@ -60,13 +84,17 @@ def top_memories(terms: Sequence[QueryTerm], wanted: int, rank: Rank) -> list[Me
             return hits
         # Scores only grow as terms become essential: the pass whose tail is below the k-th
         # score found settles.
-        settling = _first_below(tails, essential + 1, threshold)
-        hits = rank(settling)
-        found = _kth_score(hits, wanted)
-        if settling == everything or (found is not None and tails[settling] < found):
-            return hits
-        break  # not reached while the bounds hold; exact regardless
-    return rank(everything)
+        return _settled(tails, wanted, rank, _first_below(tails, essential + 1, threshold))
+    return rank(everything, False)
+
+
+def _settled(tails: list[float], wanted: int, rank: Rank, essential: int) -> list[MemoryHit]:
+    """The pass with `essential` terms, whose tail is below a k-th score already found."""
+    hits = rank(essential, False)
+    found = _kth_score(hits, wanted)
+    if essential == len(tails) - 1 or (found is not None and tails[essential] < found):
+        return hits
+    return rank(len(tails) - 1, False)  # not reached while the bounds hold; exact regardless
 
 
 def _kth_score(hits: list[MemoryHit], wanted: int) -> float | None:

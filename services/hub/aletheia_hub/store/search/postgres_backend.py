@@ -102,10 +102,12 @@ def rank_memories(
     essential: int,
     wanted: int,
     *,
+    both: bool = False,
     shortlist: bool = True,  # noqa: ARG001 - each match found is scored once
 ) -> list[MemoryHit]:
-    """The best `wanted` memories matching one of the first `essential` terms, scored over
-    every term: the rarity weights of the terms it holds, plus ts_rank (best first)."""
+    """The best `wanted` memories matching one of the first `essential` terms (and with both,
+    one of the others too), scored over every term: the rarity weights of the terms it
+    holds, plus ts_rank (best first)."""
     table: Table = Memory.__table__  # type: ignore[attr-defined]
     score: Any = literal(0.0)
     for term in terms:
@@ -113,10 +115,13 @@ def rank_memories(
         score = score + case((held, term.weight), else_=0.0)
     texts = [term.text for term in terms]
     score = (score + func.ts_rank(SEARCH_VECTOR, _tsquery(texts))).label("score")
+    statement = select(*hit_columns(table), score).where(
+        SEARCH_VECTOR.op("@@")(_tsquery(texts[:essential]))
+    )
+    if both:
+        statement = statement.where(SEARCH_VECTOR.op("@@")(_tsquery(texts[essential:])))
     statement = (
-        select(*hit_columns(table), score)
-        .where(SEARCH_VECTOR.op("@@")(_tsquery(texts[:essential])))
-        .where(memory_filters(table, query))
+        statement.where(memory_filters(table, query))
         .order_by(score.desc(), table.c.id.desc())
         .limit(wanted)
     )

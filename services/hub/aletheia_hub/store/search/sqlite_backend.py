@@ -1,7 +1,7 @@
 """Keyword search on SQLite FTS5, ranked with bm25 (title above text)."""
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
@@ -64,7 +64,7 @@ def index_fact(session: Session, fact_id: int, project: str, body: str) -> None:
 
 def document_frequency(session: Session, term: str, cap: int) -> int:
     """How many memories hold a term (counting stops at cap)."""
-    return _count_matches(session, f'{{title body files}} : "{term}"', cap)
+    return _count_matches(session, _match_expression("title body files", [[term]], None), cap)
 
 
 def _count_matches(session: Session, match: str, cap: int) -> int:
@@ -79,13 +79,18 @@ def _count_matches(session: Session, match: str, cap: int) -> int:
     return int(found)
 
 
-def _match_expression(columns: str, terms: Sequence[str], projects: Sequence[str] | None) -> str:
-    words = " OR ".join(f'"{term}"' for term in terms)
-    expression = f"{{{columns}}} : ({words})"
+def _match_expression(
+    columns: str, groups: Sequence[Sequence[str]], projects: Sequence[str] | None
+) -> str:
+    """Rows holding one term of each group (in those columns), in those projects."""
+    expression = " AND ".join(f"{{{columns}}} : ({_either(group)})" for group in groups)
     if projects is not None:
-        scoped = " OR ".join(f'"{project_term(project)}"' for project in projects)
-        expression += f" AND project_term : ({scoped})"
+        expression += f" AND project_term : ({_either(project_term(p) for p in projects)})"
     return expression
+
+
+def _either(terms: Iterable[str]) -> str:
+    return " OR ".join(f'"{term}"' for term in terms)
 
 
 def term_bounds(
@@ -110,7 +115,7 @@ def match_by_date(session: Session, query: SearchQuery, terms: Sequence[str]) ->
     if query.projects is not None and not query.projects:
         return []
     table: Table = Memory.__table__  # type: ignore[attr-defined]
-    match = _match_expression("title body files", terms, query.projects)
+    match = _match_expression("title body files", [terms], query.projects)
     # Matches as a list: joined, SQLite may walk a project's memories by date and restart the
     # FTS5 query for each one.
     found = select(FTS_ROWID).select_from(MEMORIES_FTS).where(_matches(match))
@@ -132,10 +137,11 @@ def rank_memories(
     essential: int,
     wanted: int,
     *,
+    both: bool = False,
     shortlist: bool = True,
 ) -> list[MemoryHit]:
-    """The best `wanted` memories matching one of the first `essential` terms, by bm25 over
-    every term, best first.
+    """The best `wanted` memories matching one of the first `essential` terms (and with both,
+    one of the others too), by bm25 over every term, best first.
 
     bm25 sums one share per term, so a memory's score is its bm25 over the essential terms
     plus, term by term, its bm25 over each other term alone, added in the order in which a
@@ -144,9 +150,15 @@ def rank_memories(
     if query.projects is not None and not query.projects:
         return []
     texts = [term.text for term in terms]
-    found_by = _match_expression("title body files", texts[:essential], query.projects)
-    others = [_match_expression("title body files", [word], None) for word in texts[essential:]]
-    scoring = _Scoring(found_by, others)
+    columns = "title body files"
+    if both:
+        # Every term is in this expression, in order: its bm25 is the whole score.
+        groups = [texts[:essential], texts[essential:]]
+        scoring = _Scoring(_match_expression(columns, groups, query.projects), [])
+    else:
+        others = [_match_expression(columns, [[word]], None) for word in texts[essential:]]
+        scoring = _Scoring(_match_expression(columns, [texts[:essential]], query.projects), others)
+    found_by = scoring.found_by
     if shortlist and not _narrowed(query):
         # Rank inside FTS5 and look up only the best few: a lookup costs more than ranking
         # does. Filters may leave too few; then the matches are filtered first.
@@ -256,7 +268,7 @@ def match_facts(
         .select_from(table.join(FACTS_FTS, FACTS_FTS.c.rowid == table.c.id))
         .where(
             literal_column("facts_fts").op("MATCH")(
-                _match_expression("body", terms, query.projects)
+                _match_expression("body", [terms], query.projects)
             )
         )
         .where(fact_filters(table, query))
