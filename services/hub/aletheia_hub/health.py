@@ -10,6 +10,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
 from aletheia_hub.deps import DatabaseDep
+from aletheia_hub.embed.service import SemanticSearch
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import is_current
 from aletheia_shared import __version__
@@ -32,7 +33,16 @@ async def healthz(request: Request) -> dict[str, Any]:
             "kind": store.kind,
             "location": store.location,
         },
+        "search": _search_state(request.app.state.semantic),
     }
+
+
+def _search_state(semantic: SemanticSearch) -> dict[str, Any]:
+    """Whether search uses meaning: off, loading, ready or unavailable (with why)."""
+    state: dict[str, Any] = {"embedder": semantic.state, "model": semantic.model_name}
+    if semantic.problem:
+        state["problem"] = semantic.problem
+    return state
 
 
 @router.get("/readyz")
