@@ -22,6 +22,7 @@ def test_healthz_answers_ok_with_the_version_the_serving_pid_and_the_store(
     assert response.status_code == 200
     body = response.json()
     store = body.pop("store")
+    assert body.pop("search") == {"embedder": "off", "model": None}
     assert body == {"status": "ok", "version": __version__, "pid": os.getpid()}
     assert store["id"] == expected_id
     if settings.resolved_database_url().startswith("sqlite"):

@@ -189,3 +189,11 @@ def test_two_replicas_on_one_store_return_the_same_hits(
         other = session_on(second)
         for query in (PARAPHRASE, "billing worker", "how big is the database pool?"):
             assert mcp.text("search", {"query": query}) == other.text("search", {"query": query})
+
+
+def test_healthz_says_when_search_uses_meaning(semantic_http: TestClient) -> None:
+    wait_for_model(semantic_http)
+    assert semantic_http.get("/healthz").json()["search"] == {
+        "embedder": "ready",
+        "model": MODEL_NAME,
+    }
