@@ -75,7 +75,7 @@ def questions(
         found.append(
             SearchQuery(
                 text=" ".join(words) + rng.choice(("", "?", "!")),
-                projects=rng.choice((None, None, ["shop"], ["billing", "docs"])),
+                projects=rng.choice((None, None, ["shop"], ["billing", "docs"], list(PROJECTS))),
                 limit=10,
                 offset=rng.choice((0, 0, 0, 0, 0, 10)),
                 **filters,

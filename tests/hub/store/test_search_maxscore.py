@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aletheia_hub.store.search.maxscore import QueryTerm, top_memories
+from aletheia_hub.store.search.maxscore import Over, QueryTerm, top_memories
 from aletheia_hub.store.search.model import MemoryHit
 
 SHARES = (0.0, 0.0, 0.25, 0.5, 0.75, 1.0)  # parts of a term's bound; zero: no match
@@ -18,23 +18,25 @@ class Case:
     passing: list[bool]  # whether each memory passes the filters
     wanted: int
 
-    def hit(self, memory: int) -> MemoryHit:
+    def hit(self, memory: int, counted: int) -> MemoryHit:
         score = 0.0
-        for term, share in zip(self.terms, self.shares[memory], strict=True):
+        for term, share in zip(self.terms[:counted], self.shares[memory][:counted], strict=True):
             score += term.bound * share
         return MemoryHit(memory, "p", "t", "note", "note", "tool", False, 0, keyword_score=score)
 
-    def best(self, memories: list[int]) -> list[MemoryHit]:
-        hits = [self.hit(memory) for memory in memories if self.passing[memory]]
+    def best(self, memories: list[int], counted: int) -> list[MemoryHit]:
+        hits = [self.hit(memory, counted) for memory in memories if self.passing[memory]]
         hits.sort(key=lambda hit: (-(hit.keyword_score or 0.0), -hit.id))
         return hits[: self.wanted]
 
-    def rank(self, essential: int, both: bool) -> list[MemoryHit]:
+    def rank(self, essential: int, over: Over) -> list[MemoryHit]:
         def holds(shares: list[float]) -> bool:
             rare = any(share > 0 for share in shares[:essential])
-            return rare and (not both or any(share > 0 for share in shares[essential:]))
+            return rare and (over != "both" or any(share > 0 for share in shares[essential:]))
 
-        return self.best([memory for memory, shares in enumerate(self.shares) if holds(shares)])
+        counted = essential if over == "essential" else len(self.terms)
+        found = [memory for memory, shares in enumerate(self.shares) if holds(shares)]
+        return self.best(found, counted)
 
 
 @st.composite
@@ -67,7 +69,7 @@ def cases(draw: st.DrawFn) -> Case:
 @settings(max_examples=250, deadline=None)
 @given(case=cases())
 def test_maxscore_finds_the_same_top_k_as_scoring_every_match(case: Case) -> None:
-    everything = case.rank(len(case.terms), False)
+    everything = case.rank(len(case.terms), "all")
     found = top_memories(case.terms, case.wanted, case.rank)
     assert [(hit.id, hit.keyword_score) for hit in found] == [
         (hit.id, hit.keyword_score) for hit in everything
@@ -80,15 +82,15 @@ def test_maxscore_skips_the_matches_of_a_common_term_when_rare_ones_settle_the_t
     shares = [[1.0, 0.0] for _ in range(50)] + [[0.0, 1.0] for _ in range(200)]
     terms = [QueryTerm("rare", 50, 1.0, 8.0), QueryTerm("common", 250, 1.0, 2.0)]
     case = Case(terms, shares, [True] * 250, 5)
-    passes: list[tuple[int, bool]] = []
+    passes: list[tuple[int, Over]] = []
 
-    def rank(essential: int, both: bool) -> list[MemoryHit]:
-        passes.append((essential, both))
-        return case.rank(essential, both)
+    def rank(essential: int, over: Over) -> list[MemoryHit]:
+        passes.append((essential, over))
+        return case.rank(essential, over)
 
     found = top_memories(terms, 5, rank)
     assert [hit.id for hit in found] == [49, 48, 47, 46, 45]
-    assert passes == [(1, False)]
+    assert passes == [(1, "all")]
 
 
 def test_memories_holding_both_rare_and_common_terms_settle_the_top_alone() -> None:
@@ -98,12 +100,37 @@ def test_memories_holding_both_rare_and_common_terms_settle_the_top_alone() -> N
     # Counted in a store a hundred times larger: even the rare term matches many memories.
     terms = [QueryTerm("rare", 7_000, 1.0, 3.0), QueryTerm("common", 22_000, 1.0, 2.0)]
     case = Case(terms, shares, [True] * 270, 10)
-    passes: list[tuple[int, bool]] = []
+    passes: list[tuple[int, Over]] = []
 
-    def rank(essential: int, both: bool) -> list[MemoryHit]:
-        passes.append((essential, both))
-        return case.rank(essential, both)
+    def rank(essential: int, over: Over) -> list[MemoryHit]:
+        passes.append((essential, over))
+        return case.rank(essential, over)
 
     found = top_memories(terms, 10, rank)
     assert [hit.id for hit in found] == list(range(19, 9, -1))
-    assert passes == [(1, True)]
+    assert passes == [(1, "both")]
+
+
+def test_a_long_question_settles_after_a_pass_over_its_rarest_words() -> None:
+    # 0-19 hold the two rarest terms; 20-49 the rarest alone; 50-249 only the commonest.
+    shares = [[1.0, 1.0, 0.0, 0.0, 0.0] for _ in range(20)]
+    shares += [[1.0, 0.0, 0.0, 0.0, 0.0] for _ in range(30)]
+    shares += [[0.0, 0.0, 0.0, 0.0, 1.0] for _ in range(200)]
+    bounds = [8.0, 8.0, 6.0, 5.0, 4.0]
+    frequencies = [50, 50, 200, 300, 400]
+    terms = [
+        QueryTerm(f"t{index}", frequency, 1.0, bound)
+        for index, (frequency, bound) in enumerate(zip(frequencies, bounds, strict=True))
+    ]
+    case = Case(terms, shares, [True] * 250, 10)
+    passes: list[tuple[int, Over]] = []
+
+    def rank(essential: int, over: Over) -> list[MemoryHit]:
+        passes.append((essential, over))
+        return case.rank(essential, over)
+
+    found = top_memories(terms, 10, rank)
+    assert [hit.id for hit in found] == list(range(19, 9, -1))
+    # None holds words of both halves; guessing would have made four terms essential, and
+    # the pass over the two rarest shows two are enough.
+    assert passes == [(2, "both"), (2, "essential"), (2, "all")]

@@ -12,7 +12,7 @@ from sqlmodel import Session
 from aletheia_hub.store.models import Entry, Memory, MemoryFile
 from aletheia_hub.store.search import postgres_backend, sqlite_backend
 from aletheia_hub.store.search.filters import date_order, hit_columns, memory_filters
-from aletheia_hub.store.search.maxscore import QueryTerm, top_memories
+from aletheia_hub.store.search.maxscore import Over, QueryTerm, top_memories
 from aletheia_hub.store.search.model import MemoryHit, SearchQuery, SearchResult
 from aletheia_hub.store.search.terms import query_terms
 
@@ -97,13 +97,13 @@ def _ranked(
     ordered = sorted(terms, key=lambda term: (term.frequency, term.text))
     wanted = query.offset + query.limit
 
-    def rank(essential: int, both: bool) -> list[MemoryHit]:
+    def rank(essential: int, over: Over) -> list[MemoryHit]:
         found: list[MemoryHit] = backend.rank_memories(
-            session, query, ordered, essential, wanted, both=both, shortlist=not exhaustive
+            session, query, ordered, essential, wanted, over=over, shortlist=not exhaustive
         )
         return found
 
-    hits = rank(len(ordered), False) if exhaustive else top_memories(ordered, wanted, rank)
+    hits = rank(len(ordered), "all") if exhaustive else top_memories(ordered, wanted, rank)
     return hits[query.offset : wanted]
 
 

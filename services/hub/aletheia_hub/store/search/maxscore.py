@@ -7,15 +7,17 @@ tail); once the tail is below the k-th best score found, such a memory cannot en
 k, so the answer equals scoring every match. Otherwise more terms become essential, up to all
 of them, which is scoring every match.
 
-A query of several terms first ranks the memories that match both some rare and some common
-term, usually few: when neither group alone can reach the k-th score found among them, they
-hold the top k; otherwise that score picks the essential terms.
+Any k-th score found among some of the matches, or from scores that leave some terms out, is
+one the true k-th score reaches; two cheap passes find one before the pass that settles:
+- the memories holding a word of each half of the query (usually few): when neither half
+  alone can reach their k-th score, they are the top k;
+- the memories of the rarest terms scored over those terms only, for a long query.
 """
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
-from typing import Final
+from typing import Final, Literal
 
 from aletheia_hub.store.search.model import MemoryHit
 
@@ -24,9 +26,19 @@ from aletheia_hub.store.search.model import MemoryHit
 CANDIDATES_PER_HIT: Final = 8
 # Passes widened for want of k hits before every term is made essential.
 MAX_PASSES: Final = 3
-# Memories matching both halves of the query are ranked first when the rarest term matches
-# this many memories per wanted hit.
+# Memories matching both halves of the query are ranked first when the query has this many
+# terms, or two and the rarest matches this many memories per wanted hit.
+BOTH_FIRST_TERMS: Final = 3
 BOTH_FIRST_MATCHES: Final = 50
+# A pass over the rarest terms alone comes first when guessing would make this many more
+# terms essential than the candidates need.
+PARTIAL_FIRST_TERMS: Final = 2
+
+# Which memories a pass ranks, and over which terms, given n essential terms:
+# "all": those matching an essential term, scored over every term;
+# "both": those matching an essential term and another one, scored over every term;
+# "essential": those matching an essential term, scored over the essential terms only.
+Over = Literal["all", "both", "essential"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,10 +52,8 @@ class QueryTerm:
     bound: float
 
 
-# rank(n, both): the best hits (at most k, best first, keyword_score set) among the memories
-# that match one of the first n terms (and, with both, one of the others too), each scored
-# over every term.
-Rank = Callable[[int, bool], list[MemoryHit]]
+# rank(n, over): the best hits of such a pass (at most k, best first, keyword_score set).
+Rank = Callable[[int, Over], list[MemoryHit]]
 
 
 def top_memories(terms: Sequence[QueryTerm], wanted: int, rank: Rank) -> list[MemoryHit]:
@@ -54,47 +64,52 @@ def top_memories(terms: Sequence[QueryTerm], wanted: int, rank: Rank) -> list[Me
     # others, can score.
     heads = [0.0, *accumulate(bounds)]
     tails = [*reversed(list(accumulate(reversed(bounds)))), 0.0]
-    rarest = next((term.frequency for term in terms if term.frequency > 0), 0)
-    if everything > 1 and rarest >= BOTH_FIRST_MATCHES * wanted:
-        # Top memories often hold words of both halves of the query: the few that do are
-        # ranked first. When neither half alone can reach their k-th score, they are the top.
-        # Worth it when even the rarest term matches many memories.
+    matching = [term for term in terms if term.frequency > 0]
+    common = bool(matching) and matching[0].frequency >= BOTH_FIRST_MATCHES * wanted
+    if everything >= BOTH_FIRST_TERMS or (everything > 1 and common):
+        # Worth it for questions of several words, or when even the rarest matches many.
         split = min(range(1, everything), key=lambda n: max(heads[n], tails[n]))
-        hits = rank(split, True)
-        threshold = _kth_score(hits, wanted)
-        if threshold is not None:
-            if max(heads[split], tails[split]) < threshold:
+        hits = rank(split, "both")
+        reached = _kth_score(hits, wanted)
+        if reached is not None:
+            if max(heads[split], tails[split]) < reached:
                 return hits
-            # A k-th score found among some matches is one all of them reach.
-            return _settled(tails, wanted, rank, _first_below(tails, 1, threshold))
-    # The k-th score is often near the most the rarest matching term can give: the first
-    # pass guesses that the tail must fall to that.
-    guess = next((term.bound for term in terms if term.frequency > 0), 0.0)
+            return _settled(tails, wanted, rank, _first_below(tails, 1, reached))
+    candidates = _matching(terms, CANDIDATES_PER_HIT * wanted)
+    # The k-th score is often near the most the rarest matching term can give: guess that
+    # the tail must fall to that.
+    guess = matching[0].bound if matching else 0.0
     enough = next((n for n in range(1, everything) if tails[n] <= guess), everything)
-    essential = max(_matching(terms, CANDIDATES_PER_HIT * wanted), enough)
+    essential = max(candidates, enough)
+    if essential - candidates >= PARTIAL_FIRST_TERMS:
+        # Memories often hold many words of a long question: a score reached over the rarest
+        # terms alone may already leave fewer terms essential.
+        reached = _kth_score(rank(candidates, "essential"), wanted)
+        if reached is not None and tails[essential - 1] < reached:
+            return _settled(tails, wanted, rank, _first_below(tails, candidates, reached))
     for _ in range(MAX_PASSES):
-        hits = rank(essential, False)
+        hits = rank(essential, "all")
         if essential == everything:
             return hits
-        threshold = _kth_score(hits, wanted)
-        if threshold is None:
+        reached = _kth_score(hits, wanted)
+        if reached is None:
             essential = _widened(terms, essential, len(hits), wanted)
             continue
-        if tails[essential] < threshold:
+        if tails[essential] < reached:
             return hits
         # Scores only grow as terms become essential: the pass whose tail is below the k-th
         # score found settles.
-        return _settled(tails, wanted, rank, _first_below(tails, essential + 1, threshold))
-    return rank(everything, False)
+        return _settled(tails, wanted, rank, _first_below(tails, essential + 1, reached))
+    return rank(everything, "all")
 
 
 def _settled(tails: list[float], wanted: int, rank: Rank, essential: int) -> list[MemoryHit]:
-    """The pass with `essential` terms, whose tail is below a k-th score already found."""
-    hits = rank(essential, False)
+    """The pass with `essential` terms, whose tail is below a k-th score already reached."""
+    hits = rank(essential, "all")
     found = _kth_score(hits, wanted)
     if essential == len(tails) - 1 or (found is not None and tails[essential] < found):
         return hits
-    return rank(len(tails) - 1, False)  # not reached while the bounds hold; exact regardless
+    return rank(len(tails) - 1, "all")  # not reached while the bounds hold; exact regardless
 
 
 def _kth_score(hits: list[MemoryHit], wanted: int) -> float | None:

@@ -14,7 +14,7 @@ from aletheia_hub.store.search.filters import (
     hit_columns,
     memory_filters,
 )
-from aletheia_hub.store.search.maxscore import QueryTerm
+from aletheia_hub.store.search.maxscore import Over, QueryTerm
 from aletheia_hub.store.search.model import FactHit, MemoryHit, SearchQuery
 from aletheia_hub.store.search.terms import index_terms
 
@@ -102,23 +102,25 @@ def rank_memories(
     essential: int,
     wanted: int,
     *,
-    both: bool = False,
+    over: Over = "all",
     shortlist: bool = True,  # noqa: ARG001 - each match found is scored once
 ) -> list[MemoryHit]:
-    """The best `wanted` memories matching one of the first `essential` terms (and with both,
-    one of the others too), scored over every term: the rarity weights of the terms it
-    holds, plus ts_rank (best first)."""
+    """The best `wanted` memories of a pass with `essential` terms (see maxscore.Over),
+    scored by the rarity weights of the terms they hold, plus ts_rank (best first); over the
+    essential terms only, just their weights."""
     table: Table = Memory.__table__  # type: ignore[attr-defined]
     score: Any = literal(0.0)
-    for term in terms:
+    for term in terms[:essential] if over == "essential" else terms:
         held = SEARCH_VECTOR.op("@@")(func.to_tsquery(CONFIG, term.text))
         score = score + case((held, term.weight), else_=0.0)
     texts = [term.text for term in terms]
-    score = (score + func.ts_rank(SEARCH_VECTOR, _tsquery(texts))).label("score")
+    if over != "essential":
+        score = score + func.ts_rank(SEARCH_VECTOR, _tsquery(texts))
+    score = score.label("score")
     statement = select(*hit_columns(table), score).where(
         SEARCH_VECTOR.op("@@")(_tsquery(texts[:essential]))
     )
-    if both:
+    if over == "both":
         statement = statement.where(SEARCH_VECTOR.op("@@")(_tsquery(texts[essential:])))
     statement = (
         statement.where(memory_filters(table, query))

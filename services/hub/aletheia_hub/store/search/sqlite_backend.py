@@ -17,7 +17,7 @@ from aletheia_hub.store.search.filters import (
     hit_columns,
     memory_filters,
 )
-from aletheia_hub.store.search.maxscore import QueryTerm
+from aletheia_hub.store.search.maxscore import Over, QueryTerm
 from aletheia_hub.store.search.model import FactHit, MemoryHit, SearchQuery
 from aletheia_hub.store.search.terms import index_terms, project_term
 
@@ -115,7 +115,7 @@ def match_by_date(session: Session, query: SearchQuery, terms: Sequence[str]) ->
     if query.projects is not None and not query.projects:
         return []
     table: Table = Memory.__table__  # type: ignore[attr-defined]
-    match = _match_expression("title body files", [terms], query.projects)
+    match = _match_expression("title body files", [terms], _projects_to_match(session, query))
     # Matches as a list: joined, SQLite may walk a project's memories by date and restart the
     # FTS5 query for each one.
     found = select(FTS_ROWID).select_from(MEMORIES_FTS).where(_matches(match))
@@ -137,11 +137,11 @@ def rank_memories(
     essential: int,
     wanted: int,
     *,
-    both: bool = False,
+    over: Over = "all",
     shortlist: bool = True,
 ) -> list[MemoryHit]:
-    """The best `wanted` memories matching one of the first `essential` terms (and with both,
-    one of the others too), by bm25 over every term, best first.
+    """The best `wanted` memories of a pass with `essential` terms (see maxscore.Over), by
+    bm25, best first.
 
     bm25 sums one share per term, so a memory's score is its bm25 over the essential terms
     plus, term by term, its bm25 over each other term alone, added in the order in which a
@@ -150,14 +150,15 @@ def rank_memories(
     if query.projects is not None and not query.projects:
         return []
     texts = [term.text for term in terms]
-    columns = "title body files"
-    if both:
+    columns, projects = "title body files", _projects_to_match(session, query)
+    if over == "both":
         # Every term is in this expression, in order: its bm25 is the whole score.
         groups = [texts[:essential], texts[essential:]]
-        scoring = _Scoring(_match_expression(columns, groups, query.projects), [])
+        scoring = _Scoring(_match_expression(columns, groups, projects), [])
     else:
-        others = [_match_expression(columns, [[word]], None) for word in texts[essential:]]
-        scoring = _Scoring(_match_expression(columns, [texts[:essential]], query.projects), others)
+        rest = texts[essential:] if over == "all" else []
+        others = [_match_expression(columns, [[word]], None) for word in rest]
+        scoring = _Scoring(_match_expression(columns, [texts[:essential]], projects), others)
     found_by = scoring.found_by
     if shortlist and not _narrowed(query):
         # Rank inside FTS5 and look up only the best few: a lookup costs more than ranking
@@ -167,6 +168,23 @@ def rank_memories(
         if len(hits) >= wanted or _count_matches(session, found_by, size) < size:
             return hits
     return _filtered_first(session, query, scoring, wanted)
+
+
+def _projects_to_match(session: Session, query: SearchQuery) -> Sequence[str] | None:
+    """The query's projects, to match inside FTS5; None when they hold every memory: their
+    terms would only cost bm25 a pass over the whole index."""
+    if query.projects is None:
+        return None
+    table: Table = Memory.__table__  # type: ignore[attr-defined]
+    scope = set(query.projects)
+    # The distinct projects in order, one index seek each, up to the first outside the scope.
+    project = session.execute(select(func.min(table.c.project))).scalar_one_or_none()
+    while project is not None:
+        if project not in scope:
+            return query.projects
+        after = select(func.min(table.c.project)).where(table.c.project > project)
+        project = session.execute(after).scalar_one_or_none()
+    return None
 
 
 def _narrowed(query: SearchQuery) -> bool:
@@ -234,8 +252,8 @@ def _filtered_first(
     """Matches that pass the filters, then the best `wanted` of them: only they are ranked."""
     table: Table = Memory.__table__  # type: ignore[attr-defined]
     found = select(FTS_ROWID).select_from(MEMORIES_FTS).where(_matches(scoring.found_by))
-    # Projects are matched inside FTS5 already; named here too, they would lead SQLite to
-    # read every memory of the projects rather than look up the matches.
+    # Projects are matched inside FTS5 already (or hold every memory); named here too, they
+    # would lead SQLite to read every memory of the projects rather than look up the matches.
     passing = (
         select(table.c.id)
         .where(table.c.id.in_(found))
