@@ -12,12 +12,14 @@ from typing import Final
 
 from aletheia_hub.store.search.dates import DateSpan
 
-RANK_OFFSET: Final = 10  # reciprocal-rank constant: small, so the first places count most
+# Chosen on bench/retrieval.py at 1,000 and 10,000 memories: the setting that lost nothing on
+# keyword, sentence and chat questions against keywords alone and gained most on paraphrases.
+RANK_OFFSET: Final = 2  # reciprocal-rank constant: small, so each side's first places count most
 KEYWORD_WEIGHT: Final = 1.0
-VECTOR_WEIGHT_MIN: Final = 0.25
-VECTOR_WEIGHT_MAX: Final = 2.0
-GAP_GAIN: Final = 6.0  # extra vector weight per unit of similarity the keyword hits lack
-KEYWORD_HITS_JUDGED: Final = 3
+VECTOR_WEIGHT_MIN: Final = 1.0
+VECTOR_WEIGHT_MAX: Final = 1.5
+GAP_GAIN: Final = 10.0  # extra vector weight per unit of similarity the keyword hit lacks
+KEYWORD_HITS_JUDGED: Final = 1
 MIN_SIMILARITY: Final = 0.2  # below this a vector neighbour is noise, not a meaning match
 DATE_BOOST: Final = 2.0  # a hit saved when the question says counts this much more
 
