@@ -19,9 +19,15 @@ def test_confident_keywords_keep_their_first_place() -> None:
 def test_keywords_that_trail_in_meaning_give_way_to_the_nearest_vector() -> None:
     # Keyword hits matched only common words (low cosine); a paraphrase target is nearest.
     similarities = {1: 0.10, 2: 0.12, 3: 0.08, 7: 0.58}
-    fused = fuse([1, 2, 3], [(7, 0.58), (2, 0.12)], similarities)
-    assert fused[0].id == 7
-    assert fused[0].keyword_rank is None and fused[0].vector_part > 0
+    fused = fuse([1, 2, 3, 4, 5], [(7, 0.58), (6, 0.50)], similarities)
+    assert [entry.id for entry in fused][:3] == [1, 7, 6]
+    assert fused[1].keyword_rank is None and fused[1].vector_part > 0
+
+
+def test_the_keyword_winner_keeps_first_place_however_close_the_vectors_are() -> None:
+    fused = fuse([1, 2], [(9, 0.9), (8, 0.85), (2, 0.2)], {1: 0.1, 2: 0.2, 9: 0.9, 8: 0.85})
+    assert fused[0].id == 1
+    assert fused[0].score >= max(entry.score for entry in fused[1:])
 
 
 def test_vector_only_candidates_below_the_floor_are_dropped() -> None:

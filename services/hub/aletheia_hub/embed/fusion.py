@@ -1,9 +1,9 @@
 """Fusing the keyword ranking with vector similarity, weighed by how sure the keywords are.
 
 Keywords are precise when a query uses the saved words and blind when it paraphrases them.
-So the vector side weighs little while the best keyword hits are also among the closest in
-meaning, and more the further they fall behind the closest vector hit: it adds what keywords
-miss without pushing out what they find.
+So the keyword side's first hit keeps first place, and the rest are ranked by reciprocal-rank
+fusion in which the vector side weighs more the further the keyword hit trails the closest
+vector hit in meaning: vectors add what keywords miss without pushing out what they find.
 """
 
 from collections.abc import Mapping, Sequence
@@ -74,6 +74,10 @@ def fuse(
                 similarity=similarity_of.get(item),
             )
         )
+    if fused:
+        # The keyword winner keeps first place (ties go to the better keyword rank).
+        top = max(entry.score for entry in fused)
+        fused[0] = replace(fused[0], score=top) if keyword_ids else fused[0]
     fused.sort(key=lambda entry: (-entry.score, entry.keyword_rank or 10**9, -entry.id))
     return fused
 
