@@ -202,7 +202,9 @@ def password_assignments(draw: st.DrawFn) -> Secret:
     quote = draw(st.sampled_from(['"', "'"]))
     quoted = f"{quote}{' '.join(words)}{quote}"
     short = draw(chars(ASSIGNED_VALUE, 3, 7))
-    assume(not re.fullmatch("[A-Za-z]{1,5}", short))  # `password: see the vault` is prose
+    # `password: see the vault`, `(password: it)` are prose: a short plain word, maybe closing
+    # a parenthesis, stays as written.
+    assume(not re.fullmatch(r"[A-Za-z]{1,5}[)\]}]*", short))
     value, parts = draw(st.sampled_from([(quoted, words), (short, [short])]))
     assume(not looks_like_reference(value.strip("\"'")))
     assume(not any(word.startswith("[REDACTED") for word in parts))
