@@ -9,11 +9,11 @@ INVALID_REQUEST: Final = -32600
 METHOD_NOT_FOUND: Final = -32601
 INVALID_PARAMS: Final = -32602
 INTERNAL_ERROR: Final = -32603
-# Server-defined range (-32000..-32099): transport and access failures.
+# Server-defined errors stay in -32000..-32019: MCP reserves -32020..-32099 for its own.
 SERVER_ERROR: Final = -32000
 UNAUTHORIZED: Final = -32001
-RATE_LIMITED: Final = -32029
-REPLY_TOO_LARGE: Final = -32030
+RATE_LIMITED: Final = -32002
+REPLY_TOO_LARGE: Final = -32003
 
 RequestId = str | int | None
 
