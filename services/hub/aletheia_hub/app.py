@@ -8,13 +8,11 @@ from fastapi import FastAPI
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
-from aletheia_hub import health
-from aletheia_hub.api import requests
 from aletheia_hub.embed.service import SemanticSearch
-from aletheia_hub.guard import OriginHostGuard, is_loopback_bind
-from aletheia_hub.http_auth import AuthenticationError, authentication_error_handler
-from aletheia_hub.http_errors import store_unavailable_handler
-from aletheia_hub.mcp import endpoint
+from aletheia_hub.http import health, mcp_endpoint, requests_api
+from aletheia_hub.http.auth import AuthenticationError, authentication_error_handler
+from aletheia_hub.http.errors import store_unavailable_handler
+from aletheia_hub.http.guard import OriginHostGuard, is_loopback_bind
 from aletheia_hub.mcp.dispatch import Dispatcher
 from aletheia_hub.mcp.registry import Registry
 from aletheia_hub.mcp.tools.catalog import TOOLS
@@ -71,8 +69,8 @@ def create_app(settings: Settings) -> FastAPI:
     app.add_exception_handler(AuthenticationError, authentication_error_handler)
     app.add_exception_handler(SQLAlchemyError, store_unavailable_handler)
     app.include_router(health.router)
-    app.include_router(endpoint.router)
-    app.include_router(requests.router)
+    app.include_router(mcp_endpoint.router)
+    app.include_router(requests_api.router)
     app.add_middleware(
         OriginHostGuard,
         check_host=is_loopback_bind(settings.host),

@@ -1,1 +1,1 @@
-"""MCP over Streamable HTTP: endpoint, JSON-RPC dispatch and the tool registry."""
+"""The MCP protocol core, free of any transport: JSON-RPC dispatch, batches, tools, texts."""

@@ -8,8 +8,8 @@ from starlette.concurrency import run_in_threadpool
 
 from aletheia_hub import auth
 from aletheia_hub.auth import Principal
-from aletheia_hub.deps import DatabaseDep, RateLimiterDep, SettingsDep
-from aletheia_hub.http_auth import PrincipalDep
+from aletheia_hub.http.auth import PrincipalDep
+from aletheia_hub.http.deps import DatabaseDep, RateLimiterDep, SettingsDep
 from aletheia_hub.ratelimit import TokenRateLimiter
 from aletheia_hub.settings import Settings
 from aletheia_hub.store.db import Database

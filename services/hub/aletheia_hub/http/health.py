@@ -9,8 +9,8 @@ from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
-from aletheia_hub.deps import DatabaseDep
 from aletheia_hub.embed.service import SemanticSearch
+from aletheia_hub.http.deps import DatabaseDep
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import is_current
 from aletheia_shared import __version__

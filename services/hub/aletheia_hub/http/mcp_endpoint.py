@@ -7,8 +7,8 @@ from typing import Any, Final
 from fastapi import APIRouter, Request, Response
 from starlette.concurrency import run_in_threadpool
 
-from aletheia_hub.deps import DispatcherDep, RateLimiterDep, SettingsDep
-from aletheia_hub.http_auth import PrincipalDep, authenticate
+from aletheia_hub.http.auth import PrincipalDep, authenticate
+from aletheia_hub.http.deps import DispatcherDep, RateLimiterDep, SettingsDep
 from aletheia_hub.mcp.batch import Body, Limits, answer, encode_json, read_body
 from aletheia_hub.mcp.dispatch import CallState, Dispatcher
 from aletheia_hub.ratelimit import TokenRateLimiter

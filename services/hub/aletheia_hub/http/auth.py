@@ -7,7 +7,7 @@ from fastapi.responses import JSONResponse
 
 from aletheia_hub import auth
 from aletheia_hub.auth import Principal
-from aletheia_hub.deps import DatabaseDep, SettingsDep
+from aletheia_hub.http.deps import DatabaseDep, SettingsDep
 from aletheia_hub.store import tokens
 from aletheia_hub.store.db import Database
 from aletheia_shared import jsonrpc

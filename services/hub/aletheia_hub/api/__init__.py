@@ -1,1 +1,0 @@
-"""The REST API: thin routers over the same store functions the tools use."""
