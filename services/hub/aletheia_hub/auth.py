@@ -5,8 +5,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from aletheia_hub.mcp.errors import ToolError
-
 Access = Literal["read", "write"]
 ALL_PROJECTS: Final = "*"
 WRITE_SCOPES: Final = frozenset({"sync", "admin"})
@@ -30,8 +28,13 @@ class Principal:
 LOCAL_USER: Final = Principal(token_id=None, scope="admin", projects=None)
 
 
-class AccessDenied(ToolError):
-    """A call refused for scope or project; audited as `refused`."""
+class AccessDenied(Exception):
+    """A call refused for scope or project; each edge answers it in its own way (a tool's
+    isError result, audited as `refused`; a REST 403) with this message."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
 
 
 def check_tool_access(principal: Principal, tool_name: str, access: Access) -> None:

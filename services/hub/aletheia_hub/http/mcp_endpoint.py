@@ -10,7 +10,8 @@ from starlette.concurrency import run_in_threadpool
 from aletheia_hub.http.auth import PrincipalDep, authenticate
 from aletheia_hub.http.deps import DispatcherDep, RateLimiterDep, SettingsDep
 from aletheia_hub.mcp.batch import Body, Limits, answer, encode_json, read_body
-from aletheia_hub.mcp.dispatch import CallState, Dispatcher
+from aletheia_hub.mcp.call_state import CallState
+from aletheia_hub.mcp.dispatch import Dispatcher
 from aletheia_hub.ratelimit import TokenRateLimiter
 from aletheia_hub.settings import Settings
 from aletheia_shared import headers, jsonrpc

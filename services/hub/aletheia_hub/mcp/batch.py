@@ -4,7 +4,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Final, TypeGuard
 
-from aletheia_hub.mcp.dispatch import SESSIONLESS_METHODS, CallState, Dispatcher
+from aletheia_hub.mcp.call_state import CallState
+from aletheia_hub.mcp.dispatch import SESSIONLESS_METHODS, Dispatcher
 from aletheia_hub.mcp.envelope import Call, Checked, check_message, invalid_request
 from aletheia_shared import jsonrpc
 

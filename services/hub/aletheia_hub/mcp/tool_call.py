@@ -1,12 +1,13 @@
 """tools/call: find the tool, check access, validate arguments, run it in one transaction."""
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import ValidationError
 
 from aletheia_hub import auth
 from aletheia_hub.embed.service import SemanticSearch
+from aletheia_hub.mcp.call_state import CallState
 from aletheia_hub.mcp.context import ToolContext
 from aletheia_hub.mcp.envelope import LONE_SURROGATE
 from aletheia_hub.mcp.errors import RpcError, ToolError
@@ -17,15 +18,12 @@ from aletheia_hub.store.errors import StoreError
 from aletheia_shared import jsonrpc
 from aletheia_shared.project import DEFAULT_PROJECT
 
-if TYPE_CHECKING:
-    from aletheia_hub.mcp.dispatch import CallState
-
 
 def call_tool(
     db: Database,
     registry: Registry,
     params: Mapping[str, Any],
-    state: "CallState",
+    state: CallState,
     semantic: SemanticSearch | None = None,
 ) -> dict[str, Any]:
     """Run one tools/call request and return its result (isError on tool failure).
@@ -64,7 +62,7 @@ def _find_tool(registry: Registry, name: Any) -> Tool:
 
 
 def audit_call(
-    db: Database, state: "CallState", tool_name: Any, arguments: Any, outcome: Outcome
+    db: Database, state: CallState, tool_name: Any, arguments: Any, outcome: Outcome
 ) -> None:
     """One audit row for a tools/call: the project it addressed, never its arguments."""
     requested = arguments.get("project") if isinstance(arguments, dict) else None
@@ -98,7 +96,7 @@ def _run(
     db: Database,
     tool: Tool,
     arguments: dict[str, Any],
-    state: "CallState",
+    state: CallState,
     semantic: SemanticSearch | None,
 ) -> str:
     auth.check_tool_access(state.principal, tool.name, tool.access)
