@@ -55,8 +55,8 @@ def cases(draw: st.DrawFn) -> Case:
         draw(st.lists(st.sampled_from(SHARES), min_size=count, max_size=count))
         for _ in range(memories)
     ]
-    # Frequencies only steer which passes run: as if in a store a thousand times larger, too.
-    scale = draw(st.sampled_from([1, 1000]))
+    # Frequencies only steer which passes run: as if in a larger store, where pruning pays.
+    scale = draw(st.sampled_from([100, 1000]))
     terms = [
         QueryTerm(f"t{index}", scale * sum(1 for row in shares if row[index] > 0), 1.0, bound)
         for index, bound in enumerate(bounds)
@@ -80,7 +80,7 @@ def test_maxscore_skips_the_matches_of_a_common_term_when_rare_ones_settle_the_t
     # Memories 0-49 hold the rare term, worth more than all the common one can add; 50-249
     # hold only the common one.
     shares = [[1.0, 0.0] for _ in range(50)] + [[0.0, 1.0] for _ in range(200)]
-    terms = [QueryTerm("rare", 50, 1.0, 8.0), QueryTerm("common", 250, 1.0, 2.0)]
+    terms = [QueryTerm("rare", 200, 1.0, 8.0), QueryTerm("common", 25_000, 1.0, 2.0)]
     case = Case(terms, shares, [True] * 250, 5)
     passes: list[tuple[int, Over]] = []
 
@@ -117,7 +117,7 @@ def test_a_long_question_settles_after_a_pass_over_its_rarest_words() -> None:
     shares += [[1.0, 0.0, 0.0, 0.0, 0.0] for _ in range(30)]
     shares += [[0.0, 0.0, 0.0, 0.0, 1.0] for _ in range(200)]
     bounds = [8.0, 8.0, 6.0, 5.0, 4.0]
-    frequencies = [50, 50, 200, 300, 400]
+    frequencies = [50, 50, 2_000, 3_000, 4_000]
     terms = [
         QueryTerm(f"t{index}", frequency, 1.0, bound)
         for index, (frequency, bound) in enumerate(zip(frequencies, bounds, strict=True))
@@ -134,3 +134,17 @@ def test_a_long_question_settles_after_a_pass_over_its_rarest_words() -> None:
     # None holds words of both halves; guessing would have made four terms essential, and
     # the pass over the two rarest shows two are enough.
     assert passes == [(2, "both"), (2, "essential"), (2, "all")]
+
+
+def test_a_query_of_few_matches_is_ranked_in_one_pass_over_all_of_them() -> None:
+    shares = [[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]]
+    terms = [QueryTerm("rare", 2, 1.0, 8.0), QueryTerm("common", 2, 1.0, 2.0)]
+    case = Case(terms, shares, [True] * 3, 2)
+    passes: list[tuple[int, Over]] = []
+
+    def rank(essential: int, over: Over) -> list[MemoryHit]:
+        passes.append((essential, over))
+        return case.rank(essential, over)
+
+    assert [hit.id for hit in top_memories(terms, 2, rank)] == [0, 2]
+    assert passes == [(2, "all")]

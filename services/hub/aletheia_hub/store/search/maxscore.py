@@ -21,6 +21,8 @@ from typing import Final, Literal
 
 from aletheia_hub.store.search.model import MemoryHit
 
+# Matches so few that ranking them all costs less than one more pass.
+FEW_MATCHES: Final = 2_000
 # The first pass makes essential at least the rarest terms that match this many memories
 # per wanted hit between them (filters and projects keep only part of them).
 CANDIDATES_PER_HIT: Final = 8
@@ -64,6 +66,8 @@ def top_memories(terms: Sequence[QueryTerm], wanted: int, rank: Rank) -> list[Me
     # others, can score.
     heads = [0.0, *accumulate(bounds)]
     tails = [*reversed(list(accumulate(reversed(bounds)))), 0.0]
+    if sum(term.frequency for term in terms) <= FEW_MATCHES:
+        return rank(everything, "all")
     matching = [term for term in terms if term.frequency > 0]
     common = bool(matching) and matching[0].frequency >= BOTH_FIRST_MATCHES * wanted
     if everything >= BOTH_FIRST_TERMS or (everything > 1 and common):
