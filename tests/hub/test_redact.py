@@ -500,3 +500,8 @@ def test_long_runs_of_key_characters_are_redacted_in_linear_time(text_: str) -> 
     started = time.perf_counter()
     redact(text_)
     assert time.perf_counter() - started < 2
+
+
+@pytest.mark.parametrize("text", ["password=A]0", "password=ab}c", "DB_PASS=x)y"])
+def test_a_short_value_with_brackets_inside_is_a_secret_not_a_word(text: str) -> None:
+    assert redact(text).text.endswith("=[REDACTED:secret-assignment]")

@@ -74,6 +74,8 @@ _CODE_REFERENCE: Final = _either(
     r"[A-Za-z_]+(?:\.[A-Za-z_]+)+",
 )
 _BARE_END: Final = r"(?![^\s\"'`,;)\]}])"
+# A plain word ends the value, perhaps closing brackets: `(password: it)` is prose, `A]0` not.
+_WORD_END: Final = r"[)\]}]*(?![^\s\"'`,;])"
 _PLACEHOLDER_VALUE: Final = _p(_PLACEHOLDER + r"\Z", re.IGNORECASE)
 _REFERENCE_VALUE: Final = _p(_either(_PLACEHOLDER, _CODE_REFERENCE) + r"\Z", re.IGNORECASE)
 
@@ -91,7 +93,7 @@ def _assignments(names: str, quoted_min: int, short_ok: bool) -> tuple[SecretPat
     )
     long_enough = r"(?=[^\s\"'`]{6})"
     if short_ok:
-        long_enough = _either(long_enough, rf"(?![a-z]+{_BARE_END})")
+        long_enough = _either(long_enough, rf"(?![a-z]+{_WORD_END})")
     bare = (
         rf"({key}[\"'`]?)(?![\"'`]|{_either(_PLACEHOLDER, _CODE_REFERENCE)}{_BARE_END})"
         rf"{long_enough}[^\s\"'`]*[^\s\"'`,;]"
