@@ -7,14 +7,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import Table, insert
+from sqlalchemy import insert
 from sqlmodel import Session
 
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.memories import content_hash
 from aletheia_hub.store.migrate import upgrade_to_head
-from aletheia_hub.store.models import Entry, Memory, MemoryFile
 from aletheia_hub.store.search import index_memory
+from aletheia_hub.store.tables import ENTRIES, MEMORIES, MEMORY_FILES
 from tests.conftest import fresh_postgres_schema
 
 BASE_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
@@ -33,18 +33,15 @@ class NewMemory:
 
 def save_many(session: Session, memories: Sequence[NewMemory]) -> list[int]:
     """Save memories in this order, a minute apart, and index them; their ids, in order."""
-    entries: Table = Entry.__table__  # type: ignore[attr-defined]
-    table: Table = Memory.__table__  # type: ignore[attr-defined]
-    files: Table = MemoryFile.__table__  # type: ignore[attr-defined]
     moments = [BASE_MS + position * MINUTE_MS for position in range(len(memories))]
     ids = list(
         session.execute(
-            insert(entries).returning(entries.c.id, sort_by_parameter_order=True),
+            insert(ENTRIES).returning(ENTRIES.c.id, sort_by_parameter_order=True),
             [{"kind": "memory", "created_at_ms": moment} for moment in moments],
         ).scalars()
     )
     session.execute(
-        insert(table),
+        insert(MEMORIES),
         [
             {
                 "id": memory_id,
@@ -68,7 +65,7 @@ def save_many(session: Session, memories: Sequence[NewMemory]) -> list[int]:
         for path in memory.files
     ]
     if paths:
-        session.execute(insert(files), paths)
+        session.execute(insert(MEMORY_FILES), paths)
     for memory_id, memory in zip(ids, memories, strict=True):
         index_memory(
             session=session,

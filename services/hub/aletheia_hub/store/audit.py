@@ -3,11 +3,12 @@
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from sqlalchemy import Table, select
+from sqlalchemy import select
 from sqlmodel import Session
 
 from aletheia_hub.store.clock import now_ms
 from aletheia_hub.store.models import AuditRow
+from aletheia_hub.store.tables import AUDIT_LOG
 
 Outcome = Literal["ok", "error", "refused", "rate-limited"]
 OUTCOMES: Final = ("ok", "error", "refused", "rate-limited")
@@ -40,13 +41,20 @@ def list_calls(
     limit: int = 1000,
 ) -> list[AuditEntry]:
     """Audit rows, oldest first, filtered by time, token and project."""
-    table: Table = AuditRow.__table__  # type: ignore[attr-defined]
-    query = select(table.c.at_ms, table.c.token_id, table.c.tool, table.c.project, table.c.result)
+    query = select(
+        AUDIT_LOG.c.at_ms,
+        AUDIT_LOG.c.token_id,
+        AUDIT_LOG.c.tool,
+        AUDIT_LOG.c.project,
+        AUDIT_LOG.c.result,
+    )
     if since_ms is not None:
-        query = query.where(table.c.at_ms >= since_ms)
+        query = query.where(AUDIT_LOG.c.at_ms >= since_ms)
     if token_id is not None:
-        query = query.where(table.c.token_id == token_id)
+        query = query.where(AUDIT_LOG.c.token_id == token_id)
     if project is not None:
-        query = query.where(table.c.project == project)
-    rows = session.execute(query.order_by(table.c.at_ms.desc(), table.c.id.desc()).limit(limit))
+        query = query.where(AUDIT_LOG.c.project == project)
+    rows = session.execute(
+        query.order_by(AUDIT_LOG.c.at_ms.desc(), AUDIT_LOG.c.id.desc()).limit(limit)
+    )
     return [AuditEntry(*row) for row in reversed(rows.all())]

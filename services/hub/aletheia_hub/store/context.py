@@ -3,14 +3,14 @@
 from dataclasses import dataclass
 from typing import Final
 
-from sqlalchemy import Table, select
+from sqlalchemy import select
 from sqlmodel import Session
 
 from aletheia_hub.store.facts import FactRecord, active_facts
-from aletheia_hub.store.models import Episode, Memory
 from aletheia_hub.store.rules import RuleRecord, list_rules
 from aletheia_hub.store.search import MemoryHit
 from aletheia_hub.store.search.filters import hit_columns
+from aletheia_hub.store.tables import EPISODES, MEMORIES
 
 MAX_PINNED: Final = 20
 MAX_REQUESTS: Final = 5
@@ -37,22 +37,20 @@ class SessionContext:
 
 def gather_context(*, session: Session, project: str, limit: int) -> SessionContext:
     """Everything session_start_context shows, newest first within each part."""
-    table: Table = Memory.__table__  # type: ignore[attr-defined]
-    visible = select(*hit_columns(table)).where(
-        table.c.project == project, table.c.dismissed_at_ms.is_(None)
+    visible = select(*hit_columns(MEMORIES)).where(
+        MEMORIES.c.project == project, MEMORIES.c.dismissed_at_ms.is_(None)
     )
-    newest = (table.c.created_at_ms.desc(), table.c.id.desc())
+    newest = (MEMORIES.c.created_at_ms.desc(), MEMORIES.c.id.desc())
     pinned = session.execute(
-        visible.where(table.c.pinned.is_(True)).order_by(*newest).limit(MAX_PINNED)
+        visible.where(MEMORIES.c.pinned.is_(True)).order_by(*newest).limit(MAX_PINNED)
     ).all()
     recent = session.execute(
-        visible.where(table.c.pinned.is_(False)).order_by(*newest).limit(limit)
+        visible.where(MEMORIES.c.pinned.is_(False)).order_by(*newest).limit(limit)
     ).all()
-    episodes: Table = Episode.__table__  # type: ignore[attr-defined]
     requests = session.execute(
-        select(episodes.c.id, episodes.c.tool, episodes.c.request, episodes.c.created_at_ms)
-        .where(episodes.c.project == project, episodes.c.dismissed_at_ms.is_(None))
-        .order_by(episodes.c.created_at_ms.desc(), episodes.c.id.desc())
+        select(EPISODES.c.id, EPISODES.c.tool, EPISODES.c.request, EPISODES.c.created_at_ms)
+        .where(EPISODES.c.project == project, EPISODES.c.dismissed_at_ms.is_(None))
+        .order_by(EPISODES.c.created_at_ms.desc(), EPISODES.c.id.desc())
         .limit(MAX_REQUESTS)
     ).all()
     rules = list_rules(session=session, projects=[project])

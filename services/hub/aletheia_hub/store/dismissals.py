@@ -7,20 +7,22 @@ from sqlmodel import Session
 
 from aletheia_hub.redact import redact
 from aletheia_hub.store.clock import now_ms
-from aletheia_hub.store.models import Dismissal, Episode, Fact, Memory
+from aletheia_hub.store.models import Dismissal
+from aletheia_hub.store.tables import EPISODES, FACTS, MEMORIES
 
 ItemType = Literal["memory", "observation", "fact", "episode"]
 REASON_MAX_CHARS: Final = 300
-_TABLES: Final = {"memory": Memory, "observation": Memory, "fact": Fact, "episode": Episode}
-
-
-def _table(item_type: ItemType) -> Table:
-    return _TABLES[item_type].__table__  # type: ignore[attr-defined, no-any-return]
+_TABLES: Final[dict[ItemType, Table]] = {
+    "memory": MEMORIES,
+    "observation": MEMORIES,
+    "fact": FACTS,
+    "episode": EPISODES,
+}
 
 
 def item_project(*, session: Session, item_type: ItemType, item_id: int) -> str | None:
     """The project an item belongs to; None when there is no such item."""
-    table = _table(item_type)
+    table = _TABLES[item_type]
     project: str | None = session.execute(
         select(table.c.project).where(table.c.id == item_id)
     ).scalar_one_or_none()
@@ -38,17 +40,17 @@ def set_dismissed(
 ) -> bool:
     """Dismiss or restore an item; False when it already was in that state. Trail kept, its
     reason redacted and cut to 300 characters."""
-    table = _table(item_type)
+    table = _TABLES[item_type]
     moment = now_ms()
     condition = (
         table.c.dismissed_at_ms.is_(None) if dismissed else table.c.dismissed_at_ms.is_not(None)
     )
-    result = session.execute(
+    result = session.exec(
         update(table)
         .where(table.c.id == item_id, condition)
         .values(dismissed_at_ms=moment if dismissed else None)
     )
-    if not result.rowcount:  # type: ignore[attr-defined]
+    if not result.rowcount:
         return False
     session.add(
         Dismissal(

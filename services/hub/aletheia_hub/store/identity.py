@@ -5,13 +5,14 @@ from typing import Final
 from sqlalchemy import select
 from sqlmodel import Session
 
-from aletheia_hub.store.models import StoreMeta
+from aletheia_hub.store.tables import STORE_META
 
 STORE_ID_KEY: Final = "store_id"
 
 
 def store_id(*, session: Session) -> str:
     """The id that names this store, the same for every hub that serves it."""
-    table = StoreMeta.__table__  # type: ignore[attr-defined]
-    value = session.execute(select(table.c.value).where(table.c.key == STORE_ID_KEY)).scalar_one()
+    value = session.execute(
+        select(STORE_META.c.value).where(STORE_META.c.key == STORE_ID_KEY)
+    ).scalar_one()
     return str(value)

@@ -12,8 +12,9 @@ from aletheia_hub.redact import redact, redact_fact
 from aletheia_hub.store.clock import now_ms
 from aletheia_hub.store.entries import next_entry_id
 from aletheia_hub.store.facts import FactInput, record_facts
-from aletheia_hub.store.models import Fact, Memory, MemoryFile
+from aletheia_hub.store.models import Memory, MemoryFile
 from aletheia_hub.store.search import index_memory
+from aletheia_hub.store.tables import FACTS, MEMORIES, MEMORY_FILES
 
 TITLE_FROM_TEXT_CHARS = 100
 
@@ -149,11 +150,14 @@ def get_memories(
     """Visible memories with these ids, newest first; unknown or dismissed ids are skipped."""
     if not ids:
         return []
-    table = Memory.__table__  # type: ignore[attr-defined]
-    query = select(table).where(table.c.id.in_(list(ids)), table.c.dismissed_at_ms.is_(None))
+    query = select(MEMORIES).where(
+        MEMORIES.c.id.in_(list(ids)), MEMORIES.c.dismissed_at_ms.is_(None)
+    )
     if projects is not None:
-        query = query.where(table.c.project.in_(list(projects)))
-    rows = session.execute(query.order_by(table.c.created_at_ms.desc(), table.c.id.desc())).all()
+        query = query.where(MEMORIES.c.project.in_(list(projects)))
+    rows = session.execute(
+        query.order_by(MEMORIES.c.created_at_ms.desc(), MEMORIES.c.id.desc())
+    ).all()
     files = _files_of(session, [row.id for row in rows])
     facts = _facts_of(session, [row.id for row in rows])
     return [
@@ -175,19 +179,21 @@ def get_memories(
 
 
 def _find_by_hash(session: Session, project: str, digest: str) -> int | None:
-    table = Memory.__table__  # type: ignore[attr-defined]
     return session.execute(
-        select(table.c.id).where(table.c.project == project, table.c.content_hash == digest)
+        select(MEMORIES.c.id).where(
+            MEMORIES.c.project == project, MEMORIES.c.content_hash == digest
+        )
     ).scalar_one_or_none()
 
 
 def _files_of(session: Session, ids: list[int]) -> dict[int, tuple[str, ...]]:
     if not ids:
         return {}
-    table = MemoryFile.__table__  # type: ignore[attr-defined]
     result: dict[int, list[str]] = {}
     for memory_id, path in session.execute(
-        select(table.c.memory_id, table.c.path).where(table.c.memory_id.in_(ids))
+        select(MEMORY_FILES.c.memory_id, MEMORY_FILES.c.path).where(
+            MEMORY_FILES.c.memory_id.in_(ids)
+        )
     ):
         result.setdefault(memory_id, []).append(path)
     return {key: tuple(sorted(paths)) for key, paths in result.items()}
@@ -196,18 +202,17 @@ def _files_of(session: Session, ids: list[int]) -> dict[int, tuple[str, ...]]:
 def _facts_of(session: Session, ids: list[int]) -> dict[int, tuple[str, ...]]:
     if not ids:
         return {}
-    table = Fact.__table__  # type: ignore[attr-defined]
     result: dict[int, list[str]] = {}
     rows = session.execute(
         select(
-            table.c.memory_id,
-            table.c.subject,
-            table.c.predicate,
-            table.c.object,
-            table.c.valid_to_ms,
+            FACTS.c.memory_id,
+            FACTS.c.subject,
+            FACTS.c.predicate,
+            FACTS.c.object,
+            FACTS.c.valid_to_ms,
         )
-        .where(table.c.memory_id.in_(ids), table.c.dismissed_at_ms.is_(None))
-        .order_by(table.c.id)
+        .where(FACTS.c.memory_id.in_(ids), FACTS.c.dismissed_at_ms.is_(None))
+        .order_by(FACTS.c.id)
     )
     for memory_id, subject, predicate, obj, valid_to in rows:
         note = "" if valid_to is None else " (replaced)"

@@ -13,7 +13,8 @@ from sqlmodel import Session
 from aletheia_hub.redact import redact
 from aletheia_hub.store.clock import now_ms
 from aletheia_hub.store.errors import StoreError
-from aletheia_hub.store.models import Fact, Memory, Rule
+from aletheia_hub.store.models import Rule
+from aletheia_hub.store.tables import FACTS, MEMORIES, RULES
 
 ALWAYS: Final = "always"
 RECHECK_AFTER_MS: Final = 90 * 24 * 60 * 60 * 1000
@@ -42,10 +43,6 @@ class AddedRule:
     id: str
     created: bool
     redacted: int
-
-
-def _table() -> Table:
-    return Rule.__table__  # type: ignore[attr-defined, no-any-return]
 
 
 def rule_hash(
@@ -89,9 +86,8 @@ def add_rule(
     _check_evidence(session, evidence_memory_ids, evidence_fact_ids, visible_projects)
     clean_then, clean_when = redact(then), redact(when or ALWAYS)
     digest = rule_hash(clean_when.text, clean_then.text, scope_tier, scope_name, reach)
-    table = _table()
     existing = session.execute(
-        select(table.c.id).where(table.c.content_hash == digest)
+        select(RULES.c.id).where(RULES.c.content_hash == digest)
     ).scalar_one_or_none()
     redacted = clean_then.count + clean_when.count
     if existing is not None:
@@ -124,8 +120,8 @@ def _check_evidence(
     projects: Sequence[str] | None,
 ) -> None:
     tables: tuple[tuple[str, Table, Sequence[int]], ...] = (
-        ("memory", Memory.__table__, memory_ids),  # type: ignore[attr-defined]
-        ("fact", Fact.__table__, fact_ids),  # type: ignore[attr-defined]
+        ("memory", MEMORIES, memory_ids),
+        ("fact", FACTS, fact_ids),
     )
     for kind, table, ids in tables:
         if not ids:
@@ -140,8 +136,7 @@ def _check_evidence(
 
 def find_rule_reach(*, session: Session, rule_id: str) -> tuple[bool, tuple[str, ...] | None]:
     """Whether a rule exists, and the projects it reaches (None: every project)."""
-    table = _table()
-    row = session.execute(select(table.c.reach_json).where(table.c.id == rule_id)).first()
+    row = session.execute(select(RULES.c.reach_json).where(RULES.c.id == rule_id)).first()
     if row is None:
         return False, None
     return True, _reach(row.reach_json)
@@ -154,9 +149,8 @@ def list_rules(
 
     Re-check hints name only evidence in those projects.
     """
-    table = _table()
     rows = session.execute(
-        select(table).where(table.c.enabled.is_(True)).order_by(table.c.created_at_ms, table.c.id)
+        select(RULES).where(RULES.c.enabled.is_(True)).order_by(RULES.c.created_at_ms, RULES.c.id)
     ).all()
     moment = now if now is not None else now_ms()
     records = []
@@ -195,12 +189,11 @@ def _dismissed_evidence(
     memory_ids = {memory_id for listed in evidence.values() for memory_id in listed}
     if not memory_ids:
         return {}
-    memories = Memory.__table__  # type: ignore[attr-defined]
     gone = {
         row.id: (row.id, row.project)
         for row in session.execute(
-            select(memories.c.id, memories.c.project).where(
-                memories.c.id.in_(memory_ids), memories.c.dismissed_at_ms.is_not(None)
+            select(MEMORIES.c.id, MEMORIES.c.project).where(
+                MEMORIES.c.id.in_(memory_ids), MEMORIES.c.dismissed_at_ms.is_not(None)
             )
         )
     }
@@ -231,11 +224,8 @@ def _recheck_reason(
 
 def confirm_rule(*, session: Session, rule_id: str) -> int:
     """Set a rule's last-confirmed time to now; returns that time."""
-    table = _table()
     moment = now_ms()
-    result = session.execute(
-        update(table).where(table.c.id == rule_id).values(confirmed_at_ms=moment)
-    )
-    if not result.rowcount:  # type: ignore[attr-defined]
+    result = session.exec(update(RULES).where(RULES.c.id == rule_id).values(confirmed_at_ms=moment))
+    if not result.rowcount:
         raise StoreError(f"No rule with id {rule_id}. list_rules shows the ids.")
     return moment

@@ -9,6 +9,7 @@ from sqlmodel import Session
 
 from aletheia_hub.store.clock import now_ms
 from aletheia_hub.store.models import McpSession
+from aletheia_hub.store.tables import MCP_SESSIONS
 
 SESSION_ID_BYTES = 24  # 192 bits
 
@@ -49,22 +50,22 @@ def create_session(
 
 def find_active_session(*, session: Session, session_id: str) -> SessionInfo | None:
     """The session with this id, unless it is unknown or ended."""
-    table = McpSession.__table__  # type: ignore[attr-defined]
     row = session.execute(
-        select(table).where(table.c.id == session_id, table.c.ended_at_ms.is_(None))
+        select(MCP_SESSIONS).where(
+            MCP_SESSIONS.c.id == session_id, MCP_SESSIONS.c.ended_at_ms.is_(None)
+        )
     ).first()
     return _info(row) if row is not None else None
 
 
 def end_session(*, session: Session, session_id: str) -> bool:
     """Mark a session ended; False when it was unknown or already ended."""
-    table = McpSession.__table__  # type: ignore[attr-defined]
-    result = session.execute(
-        update(table)
-        .where(table.c.id == session_id, table.c.ended_at_ms.is_(None))
+    result = session.exec(
+        update(MCP_SESSIONS)
+        .where(MCP_SESSIONS.c.id == session_id, MCP_SESSIONS.c.ended_at_ms.is_(None))
         .values(ended_at_ms=now_ms())
     )
-    return bool(result.rowcount)  # type: ignore[attr-defined]
+    return bool(result.rowcount)
 
 
 def _info(row: Any) -> SessionInfo:

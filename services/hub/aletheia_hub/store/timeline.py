@@ -3,12 +3,12 @@
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Table, and_, or_, select
+from sqlalchemy import and_, or_, select
 from sqlmodel import Session
 
-from aletheia_hub.store.models import Memory
 from aletheia_hub.store.search import MemoryHit, SearchQuery, search
 from aletheia_hub.store.search.filters import hit_columns
+from aletheia_hub.store.tables import MEMORIES
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,10 +16,6 @@ class Timeline:
     anchor: MemoryHit
     before: list[MemoryHit]
     after: list[MemoryHit]
-
-
-def _table() -> Table:
-    return Memory.__table__  # type: ignore[attr-defined, no-any-return]
 
 
 def find_anchor(
@@ -31,12 +27,11 @@ def find_anchor(
 ) -> MemoryHit | None:
     """The anchor memory by id (priority) or as the best match for a query."""
     if anchor_id is not None:
-        table = _table()
-        statement = select(*hit_columns(table)).where(
-            table.c.id == anchor_id, table.c.dismissed_at_ms.is_(None)
+        statement = select(*hit_columns(MEMORIES)).where(
+            MEMORIES.c.id == anchor_id, MEMORIES.c.dismissed_at_ms.is_(None)
         )
         if projects is not None:
-            statement = statement.where(table.c.project.in_(list(projects)))
+            statement = statement.where(MEMORIES.c.project.in_(list(projects)))
         row = session.execute(statement).first()
         return MemoryHit(*row) if row is not None else None
     if query:
@@ -47,23 +42,24 @@ def find_anchor(
 
 def timeline(*, session: Session, anchor: MemoryHit, before: int, after: int) -> Timeline:
     """Up to `before` and `after` visible memories of the anchor's project around it."""
-    table = _table()
-    base = select(*hit_columns(table)).where(
-        table.c.project == anchor.project, table.c.dismissed_at_ms.is_(None)
+    base = select(*hit_columns(MEMORIES)).where(
+        MEMORIES.c.project == anchor.project, MEMORIES.c.dismissed_at_ms.is_(None)
     )
     earlier = or_(
-        table.c.created_at_ms < anchor.created_at_ms,
-        and_(table.c.created_at_ms == anchor.created_at_ms, table.c.id < anchor.id),
+        MEMORIES.c.created_at_ms < anchor.created_at_ms,
+        and_(MEMORIES.c.created_at_ms == anchor.created_at_ms, MEMORIES.c.id < anchor.id),
     )
     later = or_(
-        table.c.created_at_ms > anchor.created_at_ms,
-        and_(table.c.created_at_ms == anchor.created_at_ms, table.c.id > anchor.id),
+        MEMORIES.c.created_at_ms > anchor.created_at_ms,
+        and_(MEMORIES.c.created_at_ms == anchor.created_at_ms, MEMORIES.c.id > anchor.id),
     )
     before_rows = session.execute(
-        base.where(earlier).order_by(table.c.created_at_ms.desc(), table.c.id.desc()).limit(before)
+        base.where(earlier)
+        .order_by(MEMORIES.c.created_at_ms.desc(), MEMORIES.c.id.desc())
+        .limit(before)
     ).all()
     after_rows = session.execute(
-        base.where(later).order_by(table.c.created_at_ms.asc(), table.c.id.asc()).limit(after)
+        base.where(later).order_by(MEMORIES.c.created_at_ms.asc(), MEMORIES.c.id.asc()).limit(after)
     ).all()
     return Timeline(
         anchor=anchor,

@@ -5,13 +5,14 @@ import json
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
-from sqlalchemy import Table, select, update
+from sqlalchemy import Row, select, update
 from sqlmodel import Session
 
 from aletheia_hub.store.clock import now_ms
 from aletheia_hub.store.models import ApiToken
+from aletheia_hub.store.tables import API_TOKENS
 
 TOKEN_PREFIX: Final = "alt_"
 SCOPES: Final = ("mcp", "read", "sync", "admin")
@@ -33,10 +34,6 @@ class TokenRecord:
 class NewToken:
     record: TokenRecord
     secret: str
-
-
-def _table() -> Table:
-    return ApiToken.__table__  # type: ignore[attr-defined, no-any-return]
 
 
 def hash_token(secret: str) -> str:
@@ -66,10 +63,9 @@ def create_token(
 
 def find_active_token(*, session: Session, secret: str) -> TokenRecord | None:
     """The live (unrevoked) token with this secret, if any."""
-    table = _table()
     row = session.execute(
-        select(table).where(
-            table.c.token_hash == hash_token(secret), table.c.revoked_at_ms.is_(None)
+        select(API_TOKENS).where(
+            API_TOKENS.c.token_hash == hash_token(secret), API_TOKENS.c.revoked_at_ms.is_(None)
         )
     ).first()
     return _record(row) if row is not None else None
@@ -84,35 +80,36 @@ def use_is_stale(token: TokenRecord) -> bool:
 def touch_token(*, session: Session, token: TokenRecord) -> None:
     """Record that the token was used now."""
     moment = now_ms()
-    table = _table()
-    session.execute(update(table).where(table.c.id == token.id).values(last_used_at_ms=moment))
+    session.execute(
+        update(API_TOKENS).where(API_TOKENS.c.id == token.id).values(last_used_at_ms=moment)
+    )
 
 
 def list_tokens(*, session: Session) -> list[TokenRecord]:
-    table = _table()
-    rows = session.execute(select(table).order_by(table.c.created_at_ms, table.c.id)).all()
+    rows = session.execute(
+        select(API_TOKENS).order_by(API_TOKENS.c.created_at_ms, API_TOKENS.c.id)
+    ).all()
     return [_record(row) for row in rows]
 
 
 def revoke_token(*, session: Session, token_id: str) -> bool:
     """Revoke a token at once; False when no live token has this id."""
-    table = _table()
-    result = session.execute(
-        update(table)
-        .where(table.c.id == token_id, table.c.revoked_at_ms.is_(None))
+    result = session.exec(
+        update(API_TOKENS)
+        .where(API_TOKENS.c.id == token_id, API_TOKENS.c.revoked_at_ms.is_(None))
         .values(revoked_at_ms=now_ms())
     )
-    return bool(result.rowcount)  # type: ignore[attr-defined]
+    return bool(result.rowcount)
 
 
-def _record(row: object) -> TokenRecord:
-    projects = json.loads(row.projects_json)  # type: ignore[attr-defined]
+def _record(row: ApiToken | Row[Any]) -> TokenRecord:
+    projects = json.loads(row.projects_json)
     return TokenRecord(
-        id=row.id,  # type: ignore[attr-defined]
-        name=row.name,  # type: ignore[attr-defined]
-        scope=row.scope,  # type: ignore[attr-defined]
+        id=row.id,
+        name=row.name,
+        scope=row.scope,
         projects=tuple(projects) if projects is not None else None,
-        created_at_ms=row.created_at_ms,  # type: ignore[attr-defined]
-        last_used_at_ms=row.last_used_at_ms,  # type: ignore[attr-defined]
-        revoked_at_ms=row.revoked_at_ms,  # type: ignore[attr-defined]
+        created_at_ms=row.created_at_ms,
+        last_used_at_ms=row.last_used_at_ms,
+        revoked_at_ms=row.revoked_at_ms,
     )

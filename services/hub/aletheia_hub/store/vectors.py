@@ -4,11 +4,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from sqlalchemy import Select, Table, and_, delete, func, insert, literal, or_, select, union_all
+from sqlalchemy import Select, and_, delete, func, insert, literal, or_, select, union_all
 from sqlmodel import Session
 
 from aletheia_hub.store.clock import now_ms
-from aletheia_hub.store.models import Embedding, Fact, Memory
+from aletheia_hub.store.tables import EMBEDDINGS, FACTS, MEMORIES
 
 ItemKind = Literal["memory", "fact"]
 MEMORY: Final = "memory"
@@ -33,43 +33,34 @@ class StoredVector:
     vector: bytes
 
 
-def _tables() -> tuple[Table, Table, Table]:
-    return (
-        Embedding.__table__,  # type: ignore[attr-defined]
-        Memory.__table__,  # type: ignore[attr-defined]
-        Fact.__table__,  # type: ignore[attr-defined]
-    )
-
-
 def _pending_memories(model: str, projects: Sequence[str] | None) -> Select[Any]:
-    vectors, memories, _facts = _tables()
     statement = (
-        select(memories.c.id, memories.c.title, memories.c.text, memories.c.project)
+        select(MEMORIES.c.id, MEMORIES.c.title, MEMORIES.c.text, MEMORIES.c.project)
         .select_from(
-            memories.outerjoin(
-                vectors, and_(vectors.c.item_kind == MEMORY, vectors.c.item_id == memories.c.id)
+            MEMORIES.outerjoin(
+                EMBEDDINGS,
+                and_(EMBEDDINGS.c.item_kind == MEMORY, EMBEDDINGS.c.item_id == MEMORIES.c.id),
             )
         )
-        .where(or_(vectors.c.seq.is_(None), vectors.c.model != model))
+        .where(or_(EMBEDDINGS.c.seq.is_(None), EMBEDDINGS.c.model != model))
     )
     if projects is not None:
-        statement = statement.where(memories.c.project.in_(list(projects)))
+        statement = statement.where(MEMORIES.c.project.in_(list(projects)))
     return statement
 
 
 def _pending_facts(model: str, projects: Sequence[str] | None) -> Select[Any]:
-    vectors, _memories, facts = _tables()
     statement = (
-        select(facts.c.id, facts.c.subject, facts.c.predicate, facts.c.object, facts.c.project)
+        select(FACTS.c.id, FACTS.c.subject, FACTS.c.predicate, FACTS.c.object, FACTS.c.project)
         .select_from(
-            facts.outerjoin(
-                vectors, and_(vectors.c.item_kind == FACT, vectors.c.item_id == facts.c.id)
+            FACTS.outerjoin(
+                EMBEDDINGS, and_(EMBEDDINGS.c.item_kind == FACT, EMBEDDINGS.c.item_id == FACTS.c.id)
             )
         )
-        .where(or_(vectors.c.seq.is_(None), vectors.c.model != model))
+        .where(or_(EMBEDDINGS.c.seq.is_(None), EMBEDDINGS.c.model != model))
     )
     if projects is not None:
-        statement = statement.where(facts.c.project.in_(list(projects)))
+        statement = statement.where(FACTS.c.project.in_(list(projects)))
     return statement
 
 
@@ -77,18 +68,17 @@ def pending_items(
     *, session: Session, model: str, limit: int, projects: Sequence[str] | None = None
 ) -> list[PendingItem]:
     """Memories, then facts, without a vector of `model` (oldest first), at most `limit`."""
-    _vectors, memories, facts = _tables()
     found = [
         PendingItem(MEMORY, row.id, memory_text(row.title, row.text))
         for row in session.execute(
-            _pending_memories(model, projects).order_by(memories.c.id).limit(limit)
+            _pending_memories(model, projects).order_by(MEMORIES.c.id).limit(limit)
         )
     ]
     if len(found) < limit:
         found += [
             PendingItem(FACT, row.id, fact_text(row.subject, row.predicate, row.object))
             for row in session.execute(
-                _pending_facts(model, projects).order_by(facts.c.id).limit(limit - len(found))
+                _pending_facts(model, projects).order_by(FACTS.c.id).limit(limit - len(found))
             )
         ]
     return found
@@ -123,16 +113,17 @@ def save_vectors(
     every reader's incremental load sees it."""
     if not items:
         return
-    vectors, _memories, _facts = _tables()
     for kind in (MEMORY, FACT):
         ids = [item_id for item_kind, item_id, _ in items if item_kind == kind]
         if ids:
             session.execute(
-                delete(vectors).where(vectors.c.item_kind == kind, vectors.c.item_id.in_(ids))
+                delete(EMBEDDINGS).where(
+                    EMBEDDINGS.c.item_kind == kind, EMBEDDINGS.c.item_id.in_(ids)
+                )
             )
     moment = now_ms()
     session.execute(
-        insert(vectors),
+        insert(EMBEDDINGS),
         [
             {
                 "item_kind": kind,
@@ -151,24 +142,29 @@ def vectors_after(
     *, session: Session, model: str, after_seq: int, limit: int
 ) -> list[StoredVector]:
     """Vectors of `model` stored after `after_seq`, in seq order, with their item's project."""
-    vectors, memories, facts = _tables()
     of_memories = (
         select(
-            vectors.c.seq,
-            vectors.c.item_kind,
-            vectors.c.item_id,
-            memories.c.project,
-            vectors.c.vector,
+            EMBEDDINGS.c.seq,
+            EMBEDDINGS.c.item_kind,
+            EMBEDDINGS.c.item_id,
+            MEMORIES.c.project,
+            EMBEDDINGS.c.vector,
         )
-        .join(memories, and_(vectors.c.item_kind == MEMORY, memories.c.id == vectors.c.item_id))
-        .where(vectors.c.model == model, vectors.c.seq > after_seq)
+        .join(
+            MEMORIES, and_(EMBEDDINGS.c.item_kind == MEMORY, MEMORIES.c.id == EMBEDDINGS.c.item_id)
+        )
+        .where(EMBEDDINGS.c.model == model, EMBEDDINGS.c.seq > after_seq)
     )
     of_facts = (
         select(
-            vectors.c.seq, vectors.c.item_kind, vectors.c.item_id, facts.c.project, vectors.c.vector
+            EMBEDDINGS.c.seq,
+            EMBEDDINGS.c.item_kind,
+            EMBEDDINGS.c.item_id,
+            FACTS.c.project,
+            EMBEDDINGS.c.vector,
         )
-        .join(facts, and_(vectors.c.item_kind == FACT, facts.c.id == vectors.c.item_id))
-        .where(vectors.c.model == model, vectors.c.seq > after_seq)
+        .join(FACTS, and_(EMBEDDINGS.c.item_kind == FACT, FACTS.c.id == EMBEDDINGS.c.item_id))
+        .where(EMBEDDINGS.c.model == model, EMBEDDINGS.c.seq > after_seq)
     )
     both = union_all(of_memories, of_facts).subquery()
     rows = session.execute(select(both).order_by(both.c.seq).limit(limit))
@@ -180,5 +176,4 @@ def vectors_after(
 
 def latest_seq(*, session: Session) -> int:
     """The newest vector's seq (0 when there is none)."""
-    vectors, _memories, _facts = _tables()
-    return int(session.execute(select(func.coalesce(func.max(vectors.c.seq), 0))).scalar_one())
+    return int(session.execute(select(func.coalesce(func.max(EMBEDDINGS.c.seq), 0))).scalar_one())

@@ -5,13 +5,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from sqlalchemy import Table, select, update
+from sqlalchemy import select, update
 from sqlmodel import Session
 
 from aletheia_hub.redact import redact, redact_json
 from aletheia_hub.store.clock import now_ms
 from aletheia_hub.store.entries import next_entry_id
 from aletheia_hub.store.models import WorkStateList
+from aletheia_hub.store.tables import WORK_STATE_LISTS
 
 NAME_MAX_CHARS: Final = 200
 
@@ -22,10 +23,6 @@ class SavedList:
     name: str  # as stored: redacted
     count: int
     redacted: int
-
-
-def _table() -> Table:
-    return WorkStateList.__table__  # type: ignore[attr-defined, no-any-return]
 
 
 def stored_name(name: str) -> str:
@@ -45,15 +42,16 @@ def write_list(
     payload = json.dumps(clean_items.value, ensure_ascii=False, separators=(",", ":"))
     redacted = clean_items.count + clean_name.count
     name = clean_name.text[:NAME_MAX_CHARS]
-    table = _table()
     moment = now_ms()
     existing = session.execute(
-        select(table.c.id).where(table.c.project == project, table.c.name == name)
+        select(WORK_STATE_LISTS.c.id).where(
+            WORK_STATE_LISTS.c.project == project, WORK_STATE_LISTS.c.name == name
+        )
     ).scalar_one_or_none()
     if existing is not None:
         session.execute(
-            update(table)
-            .where(table.c.id == existing)
+            update(WORK_STATE_LISTS)
+            .where(WORK_STATE_LISTS.c.id == existing)
             .values(items_json=payload, tool=tool, updated_at_ms=moment)
         )
         return SavedList(id=existing, name=name, count=len(items), redacted=redacted)
@@ -74,9 +72,10 @@ def write_list(
 
 def read_list(*, session: Session, project: str, name: str) -> str | None:
     """The list's items as compact JSON, or None when the project has no such list."""
-    table = _table()
     name = stored_name(name)
     found: str | None = session.execute(
-        select(table.c.items_json).where(table.c.project == project, table.c.name == name)
+        select(WORK_STATE_LISTS.c.items_json).where(
+            WORK_STATE_LISTS.c.project == project, WORK_STATE_LISTS.c.name == name
+        )
     ).scalar_one_or_none()
     return found

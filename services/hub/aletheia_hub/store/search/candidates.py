@@ -2,12 +2,12 @@
 
 from collections.abc import Sequence
 
-from sqlalchemy import Table, select
+from sqlalchemy import select
 from sqlmodel import Session
 
-from aletheia_hub.store.models import Memory
 from aletheia_hub.store.search.filters import hit_columns, memory_filters
 from aletheia_hub.store.search.model import MemoryHit, SearchQuery
+from aletheia_hub.store.tables import MEMORIES
 
 
 def visible_memory_hits(
@@ -16,8 +16,9 @@ def visible_memory_hits(
     """Those of `ids` the query may show (project, type, kind, dates, not dismissed)."""
     if not ids:
         return {}
-    table: Table = Memory.__table__  # type: ignore[attr-defined]
     rows = session.execute(
-        select(*hit_columns(table)).where(table.c.id.in_(list(ids)), memory_filters(table, query))
+        select(*hit_columns(MEMORIES)).where(
+            MEMORIES.c.id.in_(list(ids)), memory_filters(MEMORIES, query)
+        )
     )
     return {row.id: MemoryHit(*row) for row in rows}

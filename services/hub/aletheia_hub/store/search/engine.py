@@ -6,15 +6,15 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, Final
 
-from sqlalchemy import Table, and_, func, select
+from sqlalchemy import and_, func, select
 from sqlmodel import Session
 
-from aletheia_hub.store.models import Entry, Memory, MemoryFile
 from aletheia_hub.store.search import postgres_backend, sqlite_backend
 from aletheia_hub.store.search.filters import date_order, hit_columns, memory_filters
 from aletheia_hub.store.search.maxscore import Over, QueryTerm, top_memories
 from aletheia_hub.store.search.model import MemoryHit, SearchQuery, SearchResult
 from aletheia_hub.store.search.terms import query_terms
+from aletheia_hub.store.tables import ENTRIES, MEMORIES, MEMORY_FILES
 
 MAX_FACT_HITS: Final = 10
 # A word in more than a quarter of a large corpus says little (bm25 gives it almost no weight)
@@ -113,9 +113,8 @@ def _weigh_terms(
     """The query's terms with their frequencies, rarity weights and score bounds, and the
     very common words dropped from a large corpus (all kept when every word is that common).
     """
-    entries: Table = Entry.__table__  # type: ignore[attr-defined]
     # Ids only grow and every memory has one, so the largest counts memories from above.
-    corpus = session.execute(select(func.max(entries.c.id))).scalar_one() or 0
+    corpus = session.execute(select(func.max(ENTRIES.c.id))).scalar_one() or 0
     large = corpus >= COMMON_MIN_CORPUS
     cap = int(corpus * COMMON_SHARE) + 1 if large else corpus + 1
     frequencies = {word: _cached_frequency(session, backend, word, cap) for word in words}
@@ -155,23 +154,21 @@ def _cached_frequency(session: Session, backend: ModuleType, term: str, cap: int
 
 
 def _by_file(session: Session, query: SearchQuery) -> list[MemoryHit]:
-    table: Table = Memory.__table__  # type: ignore[attr-defined]
-    files: Table = MemoryFile.__table__  # type: ignore[attr-defined]
     path = query.file or ""
     condition: Any
     if query.file_suffix:
         escaped = path.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         # LIKE narrows with the index; the exact tail keeps it case-sensitive on SQLite too.
-        tail = func.substr(files.c.path, func.length(files.c.path) - len(path) + 1)
-        condition = and_(files.c.path.like(f"%{escaped}", escape="\\"), tail == path)
+        tail = func.substr(MEMORY_FILES.c.path, func.length(MEMORY_FILES.c.path) - len(path) + 1)
+        condition = and_(MEMORY_FILES.c.path.like(f"%{escaped}", escape="\\"), tail == path)
     else:
-        condition = files.c.path == path
-    matching = select(files.c.memory_id).where(condition)
+        condition = MEMORY_FILES.c.path == path
+    matching = select(MEMORY_FILES.c.memory_id).where(condition)
     statement = (
-        select(*hit_columns(table))
-        .where(table.c.id.in_(matching))
-        .where(memory_filters(table, SearchQuery(projects=query.projects)))
-        .order_by(*date_order(table, query))
+        select(*hit_columns(MEMORIES))
+        .where(MEMORIES.c.id.in_(matching))
+        .where(memory_filters(MEMORIES, SearchQuery(projects=query.projects)))
+        .order_by(*date_order(MEMORIES, query))
         .limit(query.limit)
     )
     return [MemoryHit(*row) for row in session.execute(statement)]

@@ -3,10 +3,9 @@
 from collections.abc import Sequence
 from typing import Any, Final
 
-from sqlalchemy import Table, case, column, func, literal, select, text
+from sqlalchemy import case, column, func, literal, select, text
 from sqlmodel import Session
 
-from aletheia_hub.store.models import Fact, Memory
 from aletheia_hub.store.search.filters import (
     date_order,
     fact_filters,
@@ -17,6 +16,7 @@ from aletheia_hub.store.search.filters import (
 from aletheia_hub.store.search.maxscore import Over, QueryTerm
 from aletheia_hub.store.search.model import FactHit, MemoryHit, SearchQuery
 from aletheia_hub.store.search.terms import index_terms
+from aletheia_hub.store.tables import FACTS, MEMORIES
 
 CONFIG = "simple"  # terms are stemmed already; PostgreSQL only splits and matches them
 # ts_rank over an OR query adds, per matched lexeme, (w + sum(w_i / i^2) - w) / (pi^2 / 6)
@@ -83,12 +83,11 @@ def term_bounds(
 
 
 def match_by_date(session: Session, query: SearchQuery, terms: Sequence[str]) -> list[MemoryHit]:
-    table: Table = Memory.__table__  # type: ignore[attr-defined]
     statement = (
-        select(*hit_columns(table))
+        select(*hit_columns(MEMORIES))
         .where(SEARCH_VECTOR.op("@@")(_tsquery(terms)))
-        .where(memory_filters(table, query))
-        .order_by(*date_order(table, query))
+        .where(memory_filters(MEMORIES, query))
+        .order_by(*date_order(MEMORIES, query))
         .limit(query.limit)
         .offset(query.offset)
     )
@@ -108,7 +107,6 @@ def rank_memories(
     """The best `wanted` memories of a pass with `essential` terms (see maxscore.Over),
     scored by the rarity weights of the terms they hold, plus ts_rank (best first); over the
     essential terms only, just their weights."""
-    table: Table = Memory.__table__  # type: ignore[attr-defined]
     score: Any = literal(0.0)
     for term in terms[:essential] if over == "essential" else terms:
         held = SEARCH_VECTOR.op("@@")(func.to_tsquery(CONFIG, term.text))
@@ -117,14 +115,14 @@ def rank_memories(
     if over != "essential":
         score = score + func.ts_rank(SEARCH_VECTOR, _tsquery(texts))
     score = score.label("score")
-    statement = select(*hit_columns(table), score).where(
+    statement = select(*hit_columns(MEMORIES), score).where(
         SEARCH_VECTOR.op("@@")(_tsquery(texts[:essential]))
     )
     if over == "both":
         statement = statement.where(SEARCH_VECTOR.op("@@")(_tsquery(texts[essential:])))
     statement = (
-        statement.where(memory_filters(table, query))
-        .order_by(score.desc(), table.c.id.desc())
+        statement.where(memory_filters(MEMORIES, query))
+        .order_by(score.desc(), MEMORIES.c.id.desc())
         .limit(wanted)
     )
     return [MemoryHit(*row) for row in session.execute(statement)]
@@ -133,13 +131,12 @@ def rank_memories(
 def match_facts(
     session: Session, query: SearchQuery, terms: Sequence[str], limit: int
 ) -> list[FactHit]:
-    table: Table = Fact.__table__  # type: ignore[attr-defined]
     vector = SEARCH_VECTOR
     statement = (
-        select(*fact_hit_columns(table))
+        select(*fact_hit_columns(FACTS))
         .where(vector.op("@@")(_tsquery(terms)))
-        .where(fact_filters(table, query))
-        .order_by(func.ts_rank(vector, _tsquery(terms)).desc(), table.c.id.desc())
+        .where(fact_filters(FACTS, query))
+        .order_by(func.ts_rank(vector, _tsquery(terms)).desc(), FACTS.c.id.desc())
         .limit(limit)
     )
     return [FactHit(*row) for row in session.execute(statement)]

@@ -5,11 +5,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from sqlalchemy import ColumnElement, Select, Table, column, func, literal_column, select, text
+from sqlalchemy import ColumnElement, Select, column, func, literal_column, select, text
 from sqlalchemy import table as sql_table
 from sqlmodel import Session
 
-from aletheia_hub.store.models import Fact, Memory
 from aletheia_hub.store.search.filters import (
     date_order,
     fact_filters,
@@ -20,6 +19,7 @@ from aletheia_hub.store.search.filters import (
 from aletheia_hub.store.search.maxscore import Over, QueryTerm
 from aletheia_hub.store.search.model import FactHit, MemoryHit, SearchQuery
 from aletheia_hub.store.search.terms import index_terms, project_term
+from aletheia_hub.store.tables import FACTS, MEMORIES
 
 # bm25 column weights: project_term, title, body, files.
 MEMORY_RANK = "bm25(memories_fts, 0.0, 4.0, 1.0, 2.0)"
@@ -114,16 +114,15 @@ def term_bounds(
 def match_by_date(session: Session, query: SearchQuery, terms: Sequence[str]) -> list[MemoryHit]:
     if query.projects is not None and not query.projects:
         return []
-    table: Table = Memory.__table__  # type: ignore[attr-defined]
     match = _match_expression("title body files", [terms], _projects_to_match(session, query))
     # Matches as a list: joined, SQLite may walk a project's memories by date and restart the
     # FTS5 query for each one.
     found = select(FTS_ROWID).select_from(MEMORIES_FTS).where(_matches(match))
     statement = (
-        select(*hit_columns(table))
-        .where(table.c.id.in_(found))
-        .where(memory_filters(table, query))
-        .order_by(*date_order(table, query))
+        select(*hit_columns(MEMORIES))
+        .where(MEMORIES.c.id.in_(found))
+        .where(memory_filters(MEMORIES, query))
+        .order_by(*date_order(MEMORIES, query))
         .limit(query.limit)
         .offset(query.offset)
     )
@@ -175,14 +174,13 @@ def _projects_to_match(session: Session, query: SearchQuery) -> Sequence[str] | 
     terms would only cost bm25 a pass over the whole index."""
     if query.projects is None:
         return None
-    table: Table = Memory.__table__  # type: ignore[attr-defined]
     scope = set(query.projects)
     # The distinct projects in order, one index seek each, up to the first outside the scope.
-    project = session.execute(select(func.min(table.c.project))).scalar_one_or_none()
+    project = session.execute(select(func.min(MEMORIES.c.project))).scalar_one_or_none()
     while project is not None:
         if project not in scope:
             return query.projects
-        after = select(func.min(table.c.project)).where(table.c.project > project)
+        after = select(func.min(MEMORIES.c.project)).where(MEMORIES.c.project > project)
         project = session.execute(after).scalar_one_or_none()
     return None
 
@@ -234,13 +232,12 @@ def _ranked_first(
     session: Session, query: SearchQuery, scoring: _Scoring, wanted: int, size: int
 ) -> list[MemoryHit]:
     """The best `size` matches, then the best `wanted` of them that pass the filters."""
-    table: Table = Memory.__table__  # type: ignore[attr-defined]
     top = scoring.ranked(None).limit(size).subquery("top")
     statement = (
-        select(*hit_columns(table), (-top.c.ranking).label("keyword_score"))
-        .select_from(top.join(table, table.c.id == top.c.id))
-        .where(memory_filters(table, query))
-        .order_by(top.c.ranking, table.c.id.desc())
+        select(*hit_columns(MEMORIES), (-top.c.ranking).label("keyword_score"))
+        .select_from(top.join(MEMORIES, MEMORIES.c.id == top.c.id))
+        .where(memory_filters(MEMORIES, query))
+        .order_by(top.c.ranking, MEMORIES.c.id.desc())
         .limit(wanted)
     )
     return [MemoryHit(*row) for row in session.execute(statement)]
@@ -250,22 +247,21 @@ def _filtered_first(
     session: Session, query: SearchQuery, scoring: _Scoring, wanted: int
 ) -> list[MemoryHit]:
     """Matches that pass the filters, then the best `wanted` of them: only they are ranked."""
-    table: Table = Memory.__table__  # type: ignore[attr-defined]
     found = select(FTS_ROWID).select_from(MEMORIES_FTS).where(_matches(scoring.found_by))
     # Projects are matched inside FTS5 already (or hold every memory); named here too, they
     # would lead SQLite to read every memory of the projects rather than look up the matches.
     passing = (
-        select(table.c.id)
-        .where(table.c.id.in_(found))
-        .where(memory_filters(table, replace(query, projects=None)))
+        select(MEMORIES.c.id)
+        .where(MEMORIES.c.id.in_(found))
+        .where(memory_filters(MEMORIES, replace(query, projects=None)))
         .cte("passing")
         .prefix_with("MATERIALIZED")
     )
     top = scoring.ranked(select(passing.c.id)).limit(wanted).subquery("top")
     statement = (
-        select(*hit_columns(table), (-top.c.ranking).label("keyword_score"))
-        .select_from(top.join(table, table.c.id == top.c.id))
-        .order_by(top.c.ranking, table.c.id.desc())
+        select(*hit_columns(MEMORIES), (-top.c.ranking).label("keyword_score"))
+        .select_from(top.join(MEMORIES, MEMORIES.c.id == top.c.id))
+        .order_by(top.c.ranking, MEMORIES.c.id.desc())
     )
     return [MemoryHit(*row) for row in session.execute(statement)]
 
@@ -280,17 +276,16 @@ def match_facts(
 ) -> list[FactHit]:
     if query.projects is not None and not query.projects:
         return []
-    table: Table = Fact.__table__  # type: ignore[attr-defined]
     statement = (
-        select(*fact_hit_columns(table))
-        .select_from(table.join(FACTS_FTS, FACTS_FTS.c.rowid == table.c.id))
+        select(*fact_hit_columns(FACTS))
+        .select_from(FACTS.join(FACTS_FTS, FACTS_FTS.c.rowid == FACTS.c.id))
         .where(
             literal_column("facts_fts").op("MATCH")(
                 _match_expression("body", [terms], query.projects)
             )
         )
-        .where(fact_filters(table, query))
-        .order_by(literal_column(FACT_RANK).asc(), table.c.id.desc())
+        .where(fact_filters(FACTS, query))
+        .order_by(literal_column(FACT_RANK).asc(), FACTS.c.id.desc())
         .limit(limit)
     )
     return [FactHit(*row) for row in session.execute(statement)]
