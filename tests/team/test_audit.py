@@ -90,7 +90,7 @@ def test_the_audit_never_holds_arguments(team_app: TeamApp, store_url: str) -> N
     assert all(row["token_id"] == token_id for row in rows)
     dumped = repr(rows)
     assert SECRET not in dumped and "hunter2" not in dumped and "abc123" not in dumped
-    assert set(rows[0]) == {"id", "at_ms", "token_id", "tool", "project", "result"}
+    assert set(rows[0]) == {"id", "at_ms", "token_id", "tool", "operation", "project", "result"}
     # The secret did reach the store, so its absence from the audit log means something.
     assert any(SECRET in repr(row) for row in table_rows(store_url, "memories"))
 

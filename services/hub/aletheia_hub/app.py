@@ -1,8 +1,9 @@
 """The FastAPI application, built from settings: no global state."""
 
 import gc
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from typing import Final
 
 from fastapi import FastAPI
 from sqlalchemy.exc import SQLAlchemyError
@@ -14,8 +15,7 @@ from aletheia_hub.http.auth import AuthenticationError, authentication_error_han
 from aletheia_hub.http.errors import store_unavailable_handler
 from aletheia_hub.http.guard import OriginHostGuard, is_loopback_bind
 from aletheia_hub.mcp.dispatch import Dispatcher
-from aletheia_hub.mcp.registry import Registry
-from aletheia_hub.mcp.tools.catalog import TOOLS
+from aletheia_hub.mcp.toolsets import ALETHEIA, ToolSet
 from aletheia_hub.ratelimit import TokenRateLimiter
 from aletheia_hub.settings import Settings
 from aletheia_hub.store.db import Database
@@ -23,9 +23,13 @@ from aletheia_hub.store.identity import store_id
 from aletheia_hub.store.migrate import upgrade_to_head
 from aletheia_shared import __version__
 
+# Each tool set is mounted at its own path, answered by its own dispatcher.
+TOOL_SETS: Final[tuple[ToolSet, ...]] = (ALETHEIA,)
 
-def create_app(settings: Settings) -> FastAPI:
-    """A hub app over the store the settings name; migrations run at startup."""
+
+def create_app(settings: Settings, tool_sets: Sequence[ToolSet] = TOOL_SETS) -> FastAPI:
+    """A hub app over the store the settings name, serving each tool set at its path;
+    migrations run at startup."""
     db = Database(settings.resolved_database_url())
 
     @asynccontextmanager
@@ -56,7 +60,9 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.store_id = None
     semantic = SemanticSearch(db, enabled=settings.embedder == "auto")
     app.state.semantic = semantic
-    app.state.dispatcher = Dispatcher(db=db, registry=Registry(TOOLS), semantic=semantic)
+    dispatchers = [
+        Dispatcher(db=db, tool_set=tool_set, semantic=semantic) for tool_set in tool_sets
+    ]
     app.state.rate_limiter = (
         TokenRateLimiter(
             requests=settings.rate_limit_per_minute,
@@ -69,7 +75,8 @@ def create_app(settings: Settings) -> FastAPI:
     app.add_exception_handler(AuthenticationError, authentication_error_handler)
     app.add_exception_handler(SQLAlchemyError, store_unavailable_handler)
     app.include_router(health.router)
-    app.include_router(mcp_endpoint.router)
+    for dispatcher in dispatchers:
+        app.include_router(mcp_endpoint.tool_set_router(dispatcher))
     app.include_router(requests_api.router)
     app.add_middleware(
         OriginHostGuard,

@@ -84,6 +84,7 @@ def test_store_functions_find_and_end_a_session_once(store_url: str) -> None:
                 tool="mcp",
                 project="default",
                 token_id=None,
+                tool_set="aletheia",
             )
         with db.read_session() as session:
             assert find_active_session(session=session, session_id=info.id) == info

@@ -1,4 +1,4 @@
-"""FastAPI dependencies: the app's settings, store, dispatcher and limiter.
+"""FastAPI dependencies: the app's settings, store and limiter.
 
 They only read app.state, so they are async: a sync dependency would cost a thread hop.
 """
@@ -7,7 +7,6 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from aletheia_hub.mcp.dispatch import Dispatcher
 from aletheia_hub.ratelimit import TokenRateLimiter
 from aletheia_hub.settings import Settings
 from aletheia_hub.store.db import Database
@@ -23,11 +22,6 @@ async def get_database(request: Request) -> Database:
     return db
 
 
-async def get_dispatcher(request: Request) -> Dispatcher:
-    dispatcher: Dispatcher = request.app.state.dispatcher
-    return dispatcher
-
-
 async def get_rate_limiter(request: Request) -> TokenRateLimiter | None:
     limiter: TokenRateLimiter | None = request.app.state.rate_limiter
     return limiter
@@ -35,5 +29,4 @@ async def get_rate_limiter(request: Request) -> TokenRateLimiter | None:
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 DatabaseDep = Annotated[Database, Depends(get_database)]
-DispatcherDep = Annotated[Dispatcher, Depends(get_dispatcher)]
 RateLimiterDep = Annotated[TokenRateLimiter | None, Depends(get_rate_limiter)]

@@ -1,4 +1,7 @@
-"""The /mcp HTTP endpoint: Streamable HTTP with JSON replies only. Knows HTTP, not storage."""
+"""The MCP HTTP endpoints, one path per tool set: Streamable HTTP with JSON replies only.
+
+Knows HTTP, not storage.
+"""
 
 import json
 from dataclasses import replace
@@ -7,8 +10,9 @@ from typing import Any, Final
 from fastapi import APIRouter, Request, Response
 from starlette.concurrency import run_in_threadpool
 
+from aletheia_hub.auth import Principal
 from aletheia_hub.http.auth import PrincipalDep, authenticate
-from aletheia_hub.http.deps import DispatcherDep, RateLimiterDep, SettingsDep
+from aletheia_hub.http.deps import RateLimiterDep, SettingsDep
 from aletheia_hub.mcp.batch import Body, Limits, answer, encode_json, read_body
 from aletheia_hub.mcp.call_state import CallState
 from aletheia_hub.mcp.dispatch import Dispatcher
@@ -19,7 +23,26 @@ from aletheia_shared.protocol import is_supported_version
 
 JSON_MEDIA_TYPE: Final = "application/json"
 
-router = APIRouter()
+
+def tool_set_router(dispatcher: Dispatcher) -> APIRouter:
+    """POST, DELETE and GET at the dispatcher's tool set path, all answered by that dispatcher."""
+    router = APIRouter()
+    path = dispatcher.tool_set.path
+
+    async def post_mcp(
+        request: Request, settings: SettingsDep, limiter: RateLimiterDep
+    ) -> Response:
+        body = await _read_body(request, settings.max_body_bytes)
+        # Everything after the body is blocking work (store, Redis): one hop to the thread pool.
+        return await run_in_threadpool(_answer_post, request, body, settings, dispatcher, limiter)
+
+    async def delete_mcp(request: Request, principal: PrincipalDep) -> Response:
+        return await _end_session(request, dispatcher, principal)
+
+    router.add_api_route(path, post_mcp, methods=["POST"])
+    router.add_api_route(path, delete_mcp, methods=["DELETE"])
+    router.add_api_route(path, get_mcp, methods=["GET"])
+    return router
 
 
 def json_reply(status: int, payload: Any, extra_headers: dict[str, str] | None = None) -> Response:
@@ -31,18 +54,6 @@ def json_reply(status: int, payload: Any, extra_headers: dict[str, str] | None =
 
 def rpc_failure(status: int, code: int, message: str) -> Response:
     return json_reply(status, jsonrpc.error_response(None, code, message))
-
-
-@router.post("/mcp")
-async def post_mcp(
-    request: Request,
-    settings: SettingsDep,
-    dispatcher: DispatcherDep,
-    limiter: RateLimiterDep,
-) -> Response:
-    body = await _read_body(request, settings.max_body_bytes)
-    # Everything after the body is blocking work (store, Redis): one hop to the thread pool.
-    return await run_in_threadpool(_answer_post, request, body, settings, dispatcher, limiter)
 
 
 def _answer_post(
@@ -163,10 +174,7 @@ def _rate_limited_payload(payload: Any, message: str) -> Any:
     return jsonrpc.error_response(jsonrpc.reply_id(request_id), jsonrpc.RATE_LIMITED, message)
 
 
-@router.delete("/mcp")
-async def delete_mcp(
-    request: Request, dispatcher: DispatcherDep, principal: PrincipalDep
-) -> Response:
+async def _end_session(request: Request, dispatcher: Dispatcher, principal: Principal) -> Response:
     session_id = request.headers.get(headers.SESSION_ID)
     if not session_id:
         return rpc_failure(
@@ -178,7 +186,6 @@ async def delete_mcp(
     return Response(status_code=204)
 
 
-@router.get("/mcp")
 async def get_mcp() -> Response:
     return Response(
         json.dumps(

@@ -12,6 +12,7 @@ from aletheia_hub.mcp.context import ToolContext
 from aletheia_hub.mcp.envelope import LONE_SURROGATE
 from aletheia_hub.mcp.errors import RpcError, ToolError
 from aletheia_hub.mcp.registry import Registry, Tool
+from aletheia_hub.mcp.toolsets import ToolSet
 from aletheia_hub.store.audit import Outcome, record_call
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.errors import StoreError
@@ -21,6 +22,7 @@ from aletheia_shared.project import DEFAULT_PROJECT
 
 def call_tool(
     db: Database,
+    tool_set: ToolSet,
     registry: Registry,
     params: Mapping[str, Any],
     state: CallState,
@@ -49,7 +51,7 @@ def call_tool(
         return tool_result(text, is_error=outcome != "ok")
     finally:
         if state.principal.token_id is not None:
-            audit_call(db, state, name, arguments, outcome)
+            audit_call(db, tool_set, state, name, arguments, outcome)
 
 
 def _find_tool(registry: Registry, name: Any) -> Tool:
@@ -62,9 +64,15 @@ def _find_tool(registry: Registry, name: Any) -> Tool:
 
 
 def audit_call(
-    db: Database, state: CallState, tool_name: Any, arguments: Any, outcome: Outcome
+    db: Database,
+    tool_set: ToolSet,
+    state: CallState,
+    tool_name: Any,
+    arguments: Any,
+    outcome: Outcome,
 ) -> None:
-    """One audit row for a tools/call: the project it addressed, never its arguments."""
+    """One audit row for a tools/call: the tool and its canonical operation, the project it
+    addressed, never its arguments."""
     requested = arguments.get("project") if isinstance(arguments, dict) else None
     project = _printable(requested, 200) if isinstance(requested, str) else ""
     if not project:
@@ -72,11 +80,13 @@ def audit_call(
             state.session.project if state.session else ""
         )
     tool = _printable(tool_name, 100) if isinstance(tool_name, str) else ""
+    operation = _printable(tool_set.operation(tool_name), 100) if tool else ""
     with db.write_session() as session:
         record_call(
             session=session,
             token_id=state.principal.token_id,
             tool=tool or "?",
+            operation=operation or "?",
             project=project or None,
             result=outcome,
         )

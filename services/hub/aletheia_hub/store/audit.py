@@ -24,11 +24,24 @@ class AuditEntry:
 
 
 def record_call(
-    *, session: Session, token_id: str | None, tool: str, project: str | None, result: Outcome
+    *,
+    session: Session,
+    token_id: str | None,
+    tool: str,
+    operation: str,
+    project: str | None,
+    result: Outcome,
 ) -> None:
-    """Add one audit row for one tools/call."""
+    """Add one audit row for one tools/call: the tool as called and its canonical operation."""
     session.add(
-        AuditRow(at_ms=now_ms(), token_id=token_id, tool=tool[:100], project=project, result=result)
+        AuditRow(
+            at_ms=now_ms(),
+            token_id=token_id,
+            tool=tool[:100],
+            operation=operation[:100],
+            project=project,
+            result=result,
+        )
     )
 
 

@@ -7,6 +7,7 @@ from sqlalchemy import (
     Index,
     Integer,
     LargeBinary,
+    String,
     Text,
     UniqueConstraint,
 )
@@ -132,6 +133,10 @@ class McpSession(SQLModel, table=True):
     tool: str = Field(max_length=100)
     project: str = Field(max_length=200)
     token_id: str | None = Field(default=None, max_length=40)
+    tool_set: str = Field(
+        default="aletheia",
+        sa_column=Column(String(40), nullable=False, server_default="aletheia"),
+    )
     created_at_ms: int = Field(sa_column=Column(BigInteger, nullable=False))
     ended_at_ms: int | None = Field(default=None, sa_column=Column(BigInteger))
 
@@ -156,6 +161,9 @@ class AuditRow(SQLModel, table=True):
     at_ms: int = Field(sa_column=Column(BigInteger, nullable=False, index=True))
     token_id: str | None = Field(default=None, max_length=40)
     tool: str = Field(max_length=100)
+    operation: str = Field(
+        default="", sa_column=Column(String(100), nullable=False, server_default="")
+    )
     project: str | None = Field(default=None, max_length=200)
     result: str = Field(max_length=20)
 

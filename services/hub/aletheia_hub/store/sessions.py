@@ -22,6 +22,7 @@ class SessionInfo:
     tool: str
     project: str
     token_id: str | None
+    tool_set: str
 
 
 def create_session(
@@ -32,8 +33,9 @@ def create_session(
     tool: str,
     project: str,
     token_id: str | None,
+    tool_set: str,
 ) -> SessionInfo:
-    """Start a session with a new random id."""
+    """Start a session with a new random id, at the tool set that opened it."""
     row = McpSession(
         id=secrets.token_urlsafe(SESSION_ID_BYTES),
         protocol_version=protocol_version,
@@ -41,6 +43,7 @@ def create_session(
         tool=tool,
         project=project,
         token_id=token_id,
+        tool_set=tool_set,
         created_at_ms=now_ms(),
     )
     session.add(row)
@@ -77,4 +80,5 @@ def _info(row: Any) -> SessionInfo:
         tool=row.tool,
         project=row.project,
         token_id=row.token_id,
+        tool_set=row.tool_set,
     )
