@@ -33,13 +33,11 @@ import os
 import platform
 import re
 import shlex
-import socket
 import sqlite3
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import median, quantiles
@@ -48,6 +46,7 @@ from unittest.mock import patch
 
 import httpx
 from alembic.script import ScriptDirectory
+from hubs import running_hub
 from retrieval_data import BASE_SIZE, KINDS, Corpus, Question, build_corpus
 
 from aletheia_hub.embed.hybrid import hybrid_search
@@ -264,38 +263,6 @@ def http_search(
     return run
 
 
-@contextlib.contextmanager
-def running_hub(db_file: Path) -> Iterator[str]:
-    """aletheia-server on a free loopback port over db_file; yields its /mcp URL."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port, log = int(sock.getsockname()[1]), db_file.with_suffix(".log")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ALETHEIA_")}
-    env |= {"ALETHEIA_HUB_DB": str(db_file), "ALETHEIA_DATA_DIR": str(db_file.parent)}
-    command = [str(BIN / "aletheia-server"), "--port", str(port), "--quiet"]
-    with log.open("wb") as out:
-        hub = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
-    try:
-        deadline = time.monotonic() + 60
-        while not _ready(f"http://127.0.0.1:{port}/readyz"):
-            if hub.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"hub not ready: {log.read_text()[-2000:]}")
-            time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        hub.terminate()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            hub.wait(10)
-        hub.kill()  # nothing happens if it has ended
-        hub.wait()
-
-
-def _ready(url: str) -> bool:
-    with contextlib.suppress(httpx.TransportError):
-        return httpx.get(url, timeout=1.0).status_code == 200
-    return False
-
-
 # Measuring
 
 
@@ -347,7 +314,12 @@ def evaluate(
             if via == "store":
                 make = functools.partial(store_search, db, semantic)
             else:
-                url = stack.enter_context(running_hub(path))
+                url = stack.enter_context(
+                    running_hub(
+                        {"ALETHEIA_HUB_DB": str(path), "ALETHEIA_DATA_DIR": str(path.parent)},
+                        path.parent,
+                    )
+                )
                 client = stack.enter_context(httpx.Client(headers=HEADERS, timeout=60.0))
                 make = functools.partial(http_search, connect(client, url))
             keyword = make("keyword", probes[0])

@@ -16,13 +16,11 @@ import json
 import os
 import platform
 import random
-import socket
 import sqlite3
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import accumulate, zip_longest
 from pathlib import Path
@@ -32,6 +30,7 @@ from unittest.mock import patch
 
 import httpx
 import psycopg
+from hubs import running_hub
 from sqlalchemy.engine import make_url
 
 from aletheia_hub.store import memories
@@ -233,39 +232,11 @@ def postgres_store(base: str, size: int) -> tuple[str, bool]:
     return url.render_as_string(hide_password=False), count >= size
 
 
-@contextlib.contextmanager
-def running_hub(url: str, folder: Path) -> Iterator[str]:
-    """aletheia-server on a free loopback port over the store at url; yields its /mcp URL."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = int(sock.getsockname()[1])
-        log = folder / f"hub-{port}.log"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ALETHEIA_")}
-    env |= {"ALETHEIA_DATABASE_URL": url, "ALETHEIA_DATA_DIR": str(folder)}
-    # Keyword search only: embedding the corpus in the background would compete for the CPU.
-    env["ALETHEIA_EMBEDDER"] = "off"
-    command = [str(BIN / "aletheia-server"), "--port", str(port), "--quiet"]
-    with log.open("wb") as out:
-        hub = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
-    try:
-        deadline = time.monotonic() + 60
-        while not _ready(f"http://127.0.0.1:{port}/readyz"):
-            if hub.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"hub not ready: {log.read_text()[-2000:]}")
-            time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        hub.terminate()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            hub.wait(10)
-        hub.kill()  # nothing happens if it has ended
-        hub.wait()
-
-
-def _ready(url: str) -> bool:
-    with contextlib.suppress(httpx.TransportError):
-        return httpx.get(url, timeout=1.0).status_code == 200
-    return False
+def keyword_hub(url: str, folder: Path) -> contextlib.AbstractContextManager[str]:
+    """A hub over the store at url, keyword search only: embedding the corpus in the
+    background would compete for the CPU."""
+    settings = {"ALETHEIA_DATABASE_URL": url, "ALETHEIA_DATA_DIR": str(folder)}
+    return running_hub(settings | {"ALETHEIA_EMBEDDER": "off"}, folder)
 
 
 def rpc(method: str, request_id: int | None = None, **params: Any) -> dict[str, Any]:
@@ -294,7 +265,7 @@ def http_paths(
     """Search and save_memory timings (ms) against a hub over the store."""
     run = now_ms()  # distinct texts even when a cached corpus is reused
     saves = [corpus.memory(f"bench {run}.{n}: ") for n in range(SAVES + WARMUP)]
-    with running_hub(store, folder) as url, httpx.Client(headers=HEADERS, timeout=30.0) as client:
+    with keyword_hub(store, folder) as url, httpx.Client(headers=HEADERS, timeout=30.0) as client:
         call = connect(client, url)
         searched = timed(lambda probe: call("search", probe.arguments()), queries[:WARMUP], queries)
         saved = timed(lambda fields: call("save_memory", fields), saves[SAVES:], saves[:SAVES])

@@ -105,33 +105,29 @@ def test_vector_hits_obey_projects_and_dismissal(semantic_http: TestClient) -> N
     assert first_hit(everywhere) == other
 
 
+def reindex(store_url: str) -> "subprocess.CompletedProcess[str]":
+    return subprocess.run(
+        [str(BIN / "aletheia"), "reindex", "--database-url", store_url],
+        env=process_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
 def test_reindex_embeds_what_another_model_made(semantic_http: TestClient, store_url: str) -> None:
     mcp = session_on(semantic_http)
     for note in NOTES:
         save(mcp, note)
     wait_for_vectors(semantic_http, len(NOTES))
     execute(semantic_http, "UPDATE embeddings SET model = 'an-older-model'")
-    env = process_env()
-    done = subprocess.run(
-        [str(BIN / "aletheia"), "reindex", "--database-url", store_url],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = reindex(store_url)
     assert done.returncode == 0, done.stderr
     assert f"Embedded {len(NOTES)} item(s) with {MODEL_NAME}." in done.stdout
     assert f"{len(NOTES)}/{len(NOTES)}" in done.stderr  # the progress bar's last state
     wait_for_vectors(semantic_http, len(NOTES))
-    again = subprocess.run(
-        [str(BIN / "aletheia"), "reindex", "--database-url", store_url],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    again = reindex(store_url)
     assert again.stdout.startswith("Every memory and fact already has a ")
 
 

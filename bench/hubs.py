@@ -1,0 +1,49 @@
+"""A real aletheia-server on a free loopback port, for the benchmarks that talk HTTP."""
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Final
+
+import httpx
+
+BIN: Final = Path(sys.executable).parent
+READY_SECONDS: Final = 60
+
+
+@contextlib.contextmanager
+def running_hub(settings: dict[str, str], log_folder: Path) -> Iterator[str]:
+    """aletheia-server with these ALETHEIA_* settings (nothing else of the caller's); yields
+    its /mcp URL and stops it afterwards. Its output goes to hub-<port>.log in log_folder."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    log = log_folder / f"hub-{port}.log"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ALETHEIA_")} | settings
+    command = [str(BIN / "aletheia-server"), "--port", str(port), "--quiet"]
+    with log.open("wb") as out:
+        hub = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
+    try:
+        deadline = time.monotonic() + READY_SECONDS
+        while not _ready(f"http://127.0.0.1:{port}/readyz"):
+            if hub.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"hub not ready: {log.read_text()[-2000:]}")
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        hub.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            hub.wait(10)
+        hub.kill()  # nothing happens if it has ended
+        hub.wait()
+
+
+def _ready(url: str) -> bool:
+    with contextlib.suppress(httpx.TransportError):
+        return httpx.get(url, timeout=1.0).status_code == 200
+    return False
