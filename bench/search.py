@@ -33,8 +33,8 @@ import psycopg
 from hubs import running_hub
 from sqlalchemy.engine import make_url
 
+from aletheia_hub.clock import now_ms
 from aletheia_hub.store import memories
-from aletheia_hub.store.clock import now_ms
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import upgrade_to_head
 from aletheia_hub.store.search import SearchQuery, search

@@ -17,7 +17,7 @@ LAYERS: Final = {
     "": SHARED,  # the package itself: its version
     "settings": SHARED,
     "redact": SHARED,
-    "moments": SHARED,
+    "clock": SHARED,
     "ratelimit": SHARED,
     "store": 1,
     "auth": 2,

@@ -3,9 +3,8 @@
 import argparse
 import sys
 
-from aletheia_hub import moments
+from aletheia_hub.clock import iso_ms, parse_moment
 from aletheia_hub.commands.store_access import add_store_options, open_store
-from aletheia_hub.mcp.formats import iso_ms
 from aletheia_hub.store.audit import list_calls
 
 
@@ -22,7 +21,7 @@ def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        since = moments.parse_moment(args.since) if args.since else None
+        since = parse_moment(args.since) if args.since else None
     except ValueError as error:
         print(f"aletheia: --since: {error}", file=sys.stderr)
         return 2

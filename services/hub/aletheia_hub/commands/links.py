@@ -3,8 +3,8 @@
 import argparse
 import sys
 
+from aletheia_hub.clock import minute
 from aletheia_hub.commands.store_access import add_store_options, open_store
-from aletheia_hub.mcp.formats import minute
 from aletheia_hub.store import tokens
 from aletheia_hub.store.db import Database
 

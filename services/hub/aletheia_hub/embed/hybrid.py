@@ -7,9 +7,9 @@ from typing import Final, Literal
 
 from sqlmodel import Session
 
+from aletheia_hub.clock import now_ms
 from aletheia_hub.embed.fusion import FusedScore, boost_span, fuse
 from aletheia_hub.embed.service import SemanticSearch
-from aletheia_hub.store.clock import now_ms
 from aletheia_hub.store.search import SearchQuery, SearchResult, search
 from aletheia_hub.store.search.candidates import visible_memory_hits
 from aletheia_hub.store.search.dates import date_span, without_phrase

@@ -3,9 +3,9 @@
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Final
 
+from aletheia_hub.clock import clock_time, day, iso_ms, minute
 from aletheia_hub.store.context import SessionContext
 from aletheia_hub.store.facts import FactRecord
 from aletheia_hub.store.memories import MemoryRecord
@@ -51,24 +51,6 @@ def wrap_recalled(body: str) -> str:
 def escape_recalled(text: str) -> str:
     """Neutralise the block's own tags inside stored text so it cannot close the block."""
     return _TAG_PATTERN.sub("&lt;", text)
-
-
-def day(ms: int) -> str:
-    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%d")
-
-
-def minute(ms: int) -> str:
-    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M")
-
-
-def clock_time(ms: int) -> str:
-    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%H:%M")
-
-
-def iso_ms(ms: int) -> str:
-    """2026-10-29T19:46:45.563Z"""
-    moment = datetime.fromtimestamp(ms / 1000, tz=UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
 
 
 def one_line(text: str) -> str:

@@ -6,7 +6,7 @@ from typing import Final, Literal
 from sqlalchemy import select
 from sqlmodel import Session
 
-from aletheia_hub.store.clock import now_ms
+from aletheia_hub.clock import now_ms
 from aletheia_hub.store.models import AuditRow
 from aletheia_hub.store.tables import AUDIT_LOG
 

@@ -5,8 +5,8 @@ from typing import Final, Literal
 from sqlalchemy import Table, select, update
 from sqlmodel import Session
 
+from aletheia_hub.clock import now_ms
 from aletheia_hub.redact import redact
-from aletheia_hub.store.clock import now_ms
 from aletheia_hub.store.models import Dismissal
 from aletheia_hub.store.tables import EPISODES, FACTS, MEMORIES
 

@@ -4,8 +4,8 @@ from typing import Final
 
 from sqlmodel import Session
 
+from aletheia_hub.clock import now_ms
 from aletheia_hub.redact import redact
-from aletheia_hub.store.clock import now_ms
 from aletheia_hub.store.models import Episode
 
 REQUEST_MAX_CHARS: Final = 4_000

@@ -7,7 +7,7 @@ from typing import Any
 from sqlalchemy import Row, func, or_, select, update
 from sqlmodel import Session
 
-from aletheia_hub.store.clock import now_ms
+from aletheia_hub.clock import now_ms
 from aletheia_hub.store.models import Fact
 from aletheia_hub.store.search import index_fact
 from aletheia_hub.store.tables import FACTS

@@ -8,8 +8,8 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
+from aletheia_hub.clock import now_ms
 from aletheia_hub.redact import redact, redact_fact
-from aletheia_hub.store.clock import now_ms
 from aletheia_hub.store.entries import next_entry_id
 from aletheia_hub.store.facts import FactInput, record_facts
 from aletheia_hub.store.models import Memory, MemoryFile

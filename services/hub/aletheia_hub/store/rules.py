@@ -10,8 +10,8 @@ from typing import Final
 from sqlalchemy import Table, select, update
 from sqlmodel import Session
 
+from aletheia_hub.clock import now_ms
 from aletheia_hub.redact import redact
-from aletheia_hub.store.clock import now_ms
 from aletheia_hub.store.errors import StoreError
 from aletheia_hub.store.models import Rule
 from aletheia_hub.store.tables import FACTS, MEMORIES, RULES

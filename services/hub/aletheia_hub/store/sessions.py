@@ -7,7 +7,7 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlmodel import Session
 
-from aletheia_hub.store.clock import now_ms
+from aletheia_hub.clock import now_ms
 from aletheia_hub.store.models import McpSession
 from aletheia_hub.store.tables import MCP_SESSIONS
 

@@ -10,7 +10,7 @@ from typing import Any, Final
 from sqlalchemy import Row, select, update
 from sqlmodel import Session
 
-from aletheia_hub.store.clock import now_ms
+from aletheia_hub.clock import now_ms
 from aletheia_hub.store.models import ApiToken
 from aletheia_hub.store.tables import API_TOKENS
 

@@ -7,7 +7,7 @@ from typing import Any, Final, Literal
 from sqlalchemy import Select, and_, delete, func, insert, literal, or_, select, union_all
 from sqlmodel import Session
 
-from aletheia_hub.store.clock import now_ms
+from aletheia_hub.clock import now_ms
 from aletheia_hub.store.tables import EMBEDDINGS, FACTS, MEMORIES
 
 ItemKind = Literal["memory", "fact"]

@@ -8,8 +8,8 @@ from typing import Any, Final
 from sqlalchemy import select, update
 from sqlmodel import Session
 
+from aletheia_hub.clock import now_ms
 from aletheia_hub.redact import redact, redact_json
-from aletheia_hub.store.clock import now_ms
 from aletheia_hub.store.entries import next_entry_id
 from aletheia_hub.store.models import WorkStateList
 from aletheia_hub.store.tables import WORK_STATE_LISTS

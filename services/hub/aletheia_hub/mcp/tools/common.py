@@ -4,7 +4,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from aletheia_hub import moments
+from aletheia_hub import clock
 from aletheia_hub.mcp.errors import ToolError
 
 MemoryType = Literal[
@@ -40,6 +40,6 @@ Moment = Annotated[
 def parse_moment(value: str | int, name: str, *, whole_day: bool = False) -> int:
     """Epoch milliseconds for a tool argument; a bad value is a ToolError naming it."""
     try:
-        return moments.parse_moment(value, whole_day=whole_day)
+        return clock.parse_moment(value, whole_day=whole_day)
     except ValueError as error:
         raise ToolError(f"{name}: {error}") from None

@@ -5,6 +5,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from aletheia_hub.clock import now_ms
 from aletheia_hub.embed.hybrid import Mode, hybrid_search
 from aletheia_hub.mcp import formats
 from aletheia_hub.mcp.context import ToolContext
@@ -19,7 +20,6 @@ from aletheia_hub.mcp.tools.common import (
     parse_moment,
 )
 from aletheia_hub.store import timeline as timeline_store
-from aletheia_hub.store.clock import now_ms
 from aletheia_hub.store.search import SearchQuery
 from aletheia_hub.store.search.terms import query_terms
 
