@@ -3,13 +3,11 @@
 import math
 import time
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from limits import RateLimitItemPerSecond
 from slowapi import Limiter
 
-EMPTY_CONFIG: Final = str(Path(__file__).with_name("ratelimit.env"))
 NAMESPACE: Final = "aletheia-token"
 
 
@@ -21,16 +19,27 @@ class Grant:
     retry_after_seconds: int
 
 
+class _SettingsLimiter(Limiter):
+    """slowapi's Limiter configured only by its arguments (our settings).
+
+    slowapi otherwise reads RATELIMIT_* from the environment and from ./.env; every value it
+    asks for here is the argument given or its default, so no env file is needed.
+    """
+
+    def get_app_config(self, key: str, default_value: Any = None) -> Any:
+        del key
+        return default_value
+
+
 class TokenRateLimiter:
     """At most `requests` per `window_seconds` for each token, counted in shared storage."""
 
     def __init__(self, *, requests: int, window_seconds: int, redis_url: str | None) -> None:
-        self._limiter = Limiter(
+        self._limiter = _SettingsLimiter(
             key_func=lambda: NAMESPACE,
             storage_uri=redis_url or "memory://",
             strategy="fixed-window",
             headers_enabled=False,
-            config_filename=EMPTY_CONFIG,
         )
         self._rate = RateLimitItemPerSecond(requests, window_seconds)
 
