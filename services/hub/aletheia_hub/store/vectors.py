@@ -172,8 +172,3 @@ def vectors_after(
         StoredVector(row.seq, row.item_kind, row.item_id, row.project, bytes(row.vector))
         for row in rows
     ]
-
-
-def latest_seq(*, session: Session) -> int:
-    """The newest vector's seq (0 when there is none)."""
-    return int(session.execute(select(func.coalesce(func.max(EMBEDDINGS.c.seq), 0))).scalar_one())
