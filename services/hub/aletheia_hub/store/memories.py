@@ -1,10 +1,12 @@
 """Memories: save with dedupe, fetch by id."""
 
 import hashlib
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
@@ -17,6 +19,9 @@ from aletheia_hub.store.search import index_memory
 from aletheia_hub.store.tables import FACTS, MEMORIES, MEMORY_FILES
 
 TITLE_FROM_TEXT_CHARS = 100
+PROJECT_SCOPE = "project"
+USER_SCOPE = "user"
+DEFAULT_IMPORTANCE = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +46,13 @@ class MemoryRecord:
     created_at_ms: int
     files: tuple[str, ...]
     facts: tuple[str, ...] = ()
+    scope: str = PROJECT_SCOPE
+    owner: str | None = None
+    importance: int = DEFAULT_IMPORTANCE
+    concepts: tuple[str, ...] = ()
+    revision_of: int | None = None
+    superseded_at_ms: int | None = None
+    revision_reason: str | None = None
 
 
 def content_hash(title: str, text: str) -> str:
@@ -66,23 +78,30 @@ def save_memory(
     files: Sequence[str] = (),
     facts: Sequence[FactInput] = (),
     session_id: str | None = None,
+    scope: str = PROJECT_SCOPE,
+    owner: str | None = None,
+    importance: int = DEFAULT_IMPORTANCE,
+    concepts: Sequence[str] = (),
 ) -> SavedMemory:
     """Store a memory, or return the existing id when the same project, title and text exist.
 
-    Secrets are redacted from the text, title, files and facts before anything is hashed or
-    stored.
+    Secrets are redacted from the text, title, files, concepts and facts before anything is
+    hashed or stored. A user-scope memory belongs to `owner` (None on the local server).
     """
     clean_text = redact(text)
     # A default title comes from the already-redacted text, so its secrets count once.
     clean_title = redact(title) if title else redact(default_title(clean_text.text))
     clean_files = [redact(path) for path in files]
+    clean_concepts = [redact(concept) for concept in concepts]
     clean_facts = [_redacted_fact(fact) for fact in facts]
     redacted = (
         clean_text.count
         + clean_title.count
         + sum(path.count for path in clean_files)
+        + sum(concept.count for concept in clean_concepts)
         + sum(count for _, count in clean_facts)
     )
+    concepts_json = json.dumps(list(dict.fromkeys(concept.text for concept in clean_concepts)))
     text, title = clean_text.text, clean_title.text
     digest = content_hash(title, text)
     existing = _find_by_hash(session, project, digest)
@@ -108,6 +127,10 @@ def save_memory(
                     content_hash=digest,
                     session_id=session_id,
                     created_at_ms=created_at,
+                    scope=scope,
+                    owner=owner if scope == USER_SCOPE else None,
+                    importance=importance,
+                    concepts_json=concepts_json,
                 )
             )
             session.flush()
@@ -144,20 +167,43 @@ def _redacted_fact(fact: FactInput) -> tuple[FactInput, int]:
     return clean, sum(part.count for part in parts)
 
 
+# Built once: get_observations runs them on every call.
+_VISIBLE_BY_IDS: Final = (
+    select(MEMORIES)
+    .where(
+        MEMORIES.c.id.in_(bindparam("ids", expanding=True)), MEMORIES.c.dismissed_at_ms.is_(None)
+    )
+    .order_by(MEMORIES.c.created_at_ms.desc(), MEMORIES.c.id.desc())
+)
+_VISIBLE_BY_IDS_IN_PROJECTS: Final = _VISIBLE_BY_IDS.where(
+    MEMORIES.c.project.in_(bindparam("projects", expanding=True))
+)
+_FILES_OF: Final = select(MEMORY_FILES.c.memory_id, MEMORY_FILES.c.path).where(
+    MEMORY_FILES.c.memory_id.in_(bindparam("ids", expanding=True))
+)
+_FACTS_OF: Final = (
+    select(
+        FACTS.c.memory_id, FACTS.c.subject, FACTS.c.predicate, FACTS.c.object, FACTS.c.valid_to_ms
+    )
+    .where(
+        FACTS.c.memory_id.in_(bindparam("ids", expanding=True)), FACTS.c.dismissed_at_ms.is_(None)
+    )
+    .order_by(FACTS.c.id)
+)
+
+
 def get_memories(
     *, session: Session, ids: Sequence[int], projects: Sequence[str] | None = None
 ) -> list[MemoryRecord]:
     """Visible memories with these ids, newest first; unknown or dismissed ids are skipped."""
     if not ids:
         return []
-    query = select(MEMORIES).where(
-        MEMORIES.c.id.in_(list(ids)), MEMORIES.c.dismissed_at_ms.is_(None)
-    )
-    if projects is not None:
-        query = query.where(MEMORIES.c.project.in_(list(projects)))
-    rows = session.execute(
-        query.order_by(MEMORIES.c.created_at_ms.desc(), MEMORIES.c.id.desc())
-    ).all()
+    if projects is None:
+        rows = session.execute(_VISIBLE_BY_IDS, {"ids": list(ids)}).all()
+    else:
+        rows = session.execute(
+            _VISIBLE_BY_IDS_IN_PROJECTS, {"ids": list(ids), "projects": list(projects)}
+        ).all()
     files = _files_of(session, [row.id for row in rows])
     facts = _facts_of(session, [row.id for row in rows])
     return [
@@ -190,11 +236,7 @@ def _files_of(session: Session, ids: list[int]) -> dict[int, tuple[str, ...]]:
     if not ids:
         return {}
     result: dict[int, list[str]] = {}
-    for memory_id, path in session.execute(
-        select(MEMORY_FILES.c.memory_id, MEMORY_FILES.c.path).where(
-            MEMORY_FILES.c.memory_id.in_(ids)
-        )
-    ):
+    for memory_id, path in session.execute(_FILES_OF, {"ids": ids}):
         result.setdefault(memory_id, []).append(path)
     return {key: tuple(sorted(paths)) for key, paths in result.items()}
 
@@ -203,18 +245,7 @@ def _facts_of(session: Session, ids: list[int]) -> dict[int, tuple[str, ...]]:
     if not ids:
         return {}
     result: dict[int, list[str]] = {}
-    rows = session.execute(
-        select(
-            FACTS.c.memory_id,
-            FACTS.c.subject,
-            FACTS.c.predicate,
-            FACTS.c.object,
-            FACTS.c.valid_to_ms,
-        )
-        .where(FACTS.c.memory_id.in_(ids), FACTS.c.dismissed_at_ms.is_(None))
-        .order_by(FACTS.c.id)
-    )
-    for memory_id, subject, predicate, obj, valid_to in rows:
+    for memory_id, subject, predicate, obj, valid_to in session.execute(_FACTS_OF, {"ids": ids}):
         note = "" if valid_to is None else " (replaced)"
         result.setdefault(memory_id, []).append(f"{subject} · {predicate} · {obj}{note}")
     return {key: tuple(value) for key, value in result.items()}

@@ -28,6 +28,7 @@ class Memory(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("project", "content_hash", name="uq_memories_project_hash"),
         Index("ix_memories_project_created", "project", "created_at_ms"),
+        Index("ix_memories_scope_owner", "scope", "owner"),
     )
     id: int = Field(
         sa_column=Column(Integer, ForeignKey("entries.id", ondelete="CASCADE"), primary_key=True)
@@ -43,6 +44,30 @@ class Memory(SQLModel, table=True):
     session_id: str | None = Field(default=None, max_length=64)
     created_at_ms: int = Field(sa_column=Column(BigInteger, nullable=False))
     dismissed_at_ms: int | None = Field(default=None, sa_column=Column(BigInteger))
+    # The revision this one replaces; the replaced one records when it was superseded.
+    revision_of: int | None = Field(
+        default=None,
+        sa_column=Column(
+            Integer,
+            ForeignKey("memories.id", name="fk_memories_revision_of", ondelete="SET NULL"),
+            index=True,
+        ),
+    )
+    superseded_at_ms: int | None = Field(default=None, sa_column=Column(BigInteger))
+    revision_reason: str | None = Field(default=None, sa_column=Column(Text))
+    # 'project', or 'user': visible from every project of its owner (the token id on a team
+    # hub, None on the local server).
+    scope: str = Field(
+        default="project",
+        sa_column=Column(String(10), nullable=False, server_default="project"),
+    )
+    owner: str | None = Field(default=None, max_length=40)
+    importance: int = Field(
+        default=3, sa_column=Column(Integer, nullable=False, server_default="3")
+    )
+    concepts_json: str = Field(
+        default="[]", sa_column=Column(Text, nullable=False, server_default="[]")
+    )
 
 
 class MemoryFile(SQLModel, table=True):
