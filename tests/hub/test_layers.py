@@ -18,6 +18,7 @@ LAYERS: Final = {
     "settings": SHARED,
     "redact": SHARED,
     "clock": SHARED,
+    "folder_context": SHARED,
     "ratelimit": SHARED,
     "store": 1,
     "auth": 2,
