@@ -4,7 +4,7 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
-from aletheia_hub.commands import audit, connect, doctor, links, reindex
+from aletheia_hub.commands import audit, connect, context, doctor, links, reindex
 from aletheia_hub.settings import Settings
 from aletheia_shared import __version__, env
 
@@ -114,6 +114,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     connect.add_parser(commands)
     doctor.add_parser(commands)
     reindex.add_parser(commands)
+    context.add_parser(commands)
     args = parser.parse_args(argv)
     if args.command == "serve":
         serve(_settings(args), quiet=args.quiet)
@@ -127,3 +128,5 @@ def main(argv: Sequence[str] | None = None) -> None:
         raise SystemExit(doctor.run(args))
     elif args.command == "reindex":
         raise SystemExit(reindex.run(args))
+    elif args.command == "context":
+        raise SystemExit(context.run(args))
