@@ -22,6 +22,7 @@ class ProxyConfig:
     token: str | None
     tool: str | None
     project: str
+    cwd: str
     port: int
     store: StoreLocation
     data_dir: Path
@@ -42,6 +43,7 @@ def load_config(environ: Mapping[str, str] | None = None) -> ProxyConfig:
         token=environ.get(env.TOKEN) or None,
         tool=environ.get(env.TOOL) or None,
         project=project_key(Path(cwd)),
+        cwd=str(Path(cwd).resolve()),
         port=port,
         store=store,
         data_dir=data_dir,

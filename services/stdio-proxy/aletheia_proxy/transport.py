@@ -2,6 +2,7 @@
 
 import contextlib
 from typing import Any, Final
+from urllib.parse import quote, urlsplit
 
 import httpx
 
@@ -9,6 +10,7 @@ from aletheia_proxy.config import ProxyConfig
 from aletheia_shared import headers
 
 TIMEOUT: Final = httpx.Timeout(120.0, connect=5.0)
+LOOPBACK_HOSTS: Final = frozenset({"localhost", "::1"})
 
 
 class HubUnreachable(Exception):
@@ -35,6 +37,8 @@ class HubClient:
         }
         if config.tool:
             base_headers[headers.CALLER_TOOL] = config.tool
+        if is_loopback(config.hub_url):  # a hub elsewhere cannot reach our files: keep it private
+            base_headers[headers.CALLER_CWD] = quote(config.cwd, safe="/")
         if config.token:
             base_headers["Authorization"] = f"Bearer {config.token}"
         self.client = client or httpx.Client(timeout=TIMEOUT, headers=base_headers)
@@ -79,6 +83,12 @@ class HubClient:
 
     def close(self) -> None:
         self.client.close()
+
+
+def is_loopback(url: str) -> bool:
+    """Whether a hub URL names this machine."""
+    host = urlsplit(url).hostname or ""
+    return host in LOOPBACK_HOSTS or host.startswith("127.")
 
 
 def health_url(hub_url: str) -> str:
