@@ -13,5 +13,6 @@ class CallState:
     principal: Principal
     caller_tool: str | None
     caller_project: str | None
+    caller_folder: str | None = None  # X-Aletheia-Cwd, decoded
     session: SessionInfo | None = None
     created_session: bool = False

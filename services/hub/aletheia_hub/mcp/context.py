@@ -18,6 +18,9 @@ class ToolContext:
     default_project: str
     session_id: str | None
     semantic: SemanticSearch | None = None  # meaning-based search, when the hub runs it
+    # The caller's working directory when its proxy runs on this machine (X-Aletheia-Cwd);
+    # None on a team hub or without the header. Folder context finds the project root from it.
+    caller_folder: str | None = None
 
     def project(self, requested: str | None) -> str:
         """The project to write to or read from, checked against the caller's limits."""
