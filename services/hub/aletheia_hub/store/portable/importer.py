@@ -1,0 +1,511 @@
+"""Apply an export document to a project in the caller's transaction.
+
+Modes (the same for every kind of item):
+- skip: what the store already holds is kept untouched; only new items are added. An
+  observation keeps its exported id when that id is free in the store, so an import into an
+  empty store reproduces the exported ids. New revisions of a line the store already holds
+  are skipped.
+- merge: as skip, and where the document carries revisions of a line the store holds, they are
+  added to it: one newer than the store's newest revision becomes the current one (the store's
+  is superseded, not lost); an older one is kept as superseded history beside it. A work-state
+  list the document updated later takes the document's items.
+- replace: the project's memory becomes the document's. Revisions of held lines are added and
+  become current; memories the document lacks are tombstoned (dismissed, reason "replaced by
+  import", reversible) and held memories take the document's removed state; facts the document
+  lacks are dismissed; rules made in the project that it lacks are disabled; work-state lists
+  take the document's items and lists it lacks are deleted (a list has no history to keep).
+  Nothing else is deleted.
+An observation is "held" when the project has one with the same creation time, title and text;
+a current one whose title and text equal a current memory's is that memory (the store's dedupe).
+"""
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from sqlalchemy import delete, select, text, update
+from sqlmodel import Session
+
+from aletheia_hub.clock import now_ms
+from aletheia_hub.redact import redact, redact_json
+from aletheia_hub.store.entries import next_entry_id
+from aletheia_hub.store.memories import content_hash
+from aletheia_hub.store.models import (
+    Dismissal,
+    Entry,
+    Fact,
+    Memory,
+    MemoryFile,
+    Rule,
+    WorkStateList,
+)
+from aletheia_hub.store.portable.document import (
+    Document,
+    FactEntry,
+    Observation,
+    RuleEntry,
+    number,
+    revision_order,
+)
+from aletheia_hub.store.revisions import superseded_hash
+from aletheia_hub.store.rules import rule_hash
+from aletheia_hub.store.search import index_fact, index_memory
+from aletheia_hub.store.tables import ENTRIES, FACTS, MEMORIES, RULES, WORK_STATE_LISTS
+
+ImportMode = Literal["skip", "merge", "replace"]
+REPLACED_REASON: Final = "replaced by import"
+Progress = Callable[[int], None]
+
+
+@dataclass(slots=True)
+class ImportCounts:
+    added: int = 0
+    merged: int = 0
+    skipped: int = 0
+    replaced: int = 0
+
+
+@dataclass(slots=True)
+class _Held:
+    id: int
+    created_at_ms: int
+    superseded: bool
+    dismissed: bool
+    content_hash: str
+
+
+def import_document(
+    *,
+    session: Session,
+    document: Document,
+    project: str,
+    mode: ImportMode,
+    tool: str,
+    owner: str | None = None,
+    keep_owners: bool = False,
+    progress: Progress | None = None,
+) -> ImportCounts:
+    """Write the document into the project; the caller's transaction holds every write, so an
+    error leaves the store as it was. User-scope memories get `owner` unless `keep_owners`."""
+    run = _Import(session, project, mode, tool, owner, keep_owners)
+    for done, observation in enumerate(revision_order(document.observations), start=1):
+        run.observation(observation)
+        if progress is not None:
+            progress(done)
+    run.trails(document)
+    run.sync_sequence()
+    fact_ids = [run.fact(fact) for fact in document.facts]
+    for rule in document.rules:
+        run.rule(rule, fact_ids)
+    for entry in document.work_state:
+        run.work_list(entry.name, entry.items, entry.tool, entry.updated_at_ms)
+    if mode == "replace":
+        run.retire_the_rest(document)
+    return run.counts
+
+
+class _Import:
+    def __init__(
+        self,
+        session: Session,
+        project: str,
+        mode: ImportMode,
+        tool: str,
+        owner: str | None,
+        keep_owners: bool,
+    ) -> None:
+        self.session = session
+        self.project = project
+        self.mode = mode
+        self.tool = tool
+        self.owner = owner
+        self.keep_owners = keep_owners
+        self.counts = ImportCounts()
+        self.sequence_behind = False  # ids were written past PostgreSQL's entry sequence
+        self.ids: dict[str, int] = {}  # document id -> store id
+        self.added: set[int] = set()
+        self.kept_facts: set[int] = set()
+        self.kept_rules: set[str] = set()
+        self.held: dict[int, _Held] = {}
+        self.by_content: dict[tuple[int, str], int] = {}
+        self.current_by_hash: dict[str, int] = {}
+        self.children: dict[int, int] = {}
+        for row in session.execute(
+            select(
+                MEMORIES.c.id,
+                MEMORIES.c.title,
+                MEMORIES.c.text,
+                MEMORIES.c.created_at_ms,
+                MEMORIES.c.superseded_at_ms,
+                MEMORIES.c.dismissed_at_ms,
+                MEMORIES.c.content_hash,
+                MEMORIES.c.revision_of,
+            ).where(MEMORIES.c.project == project)
+        ):
+            self.held[row.id] = _Held(
+                row.id,
+                row.created_at_ms,
+                row.superseded_at_ms is not None,
+                row.dismissed_at_ms is not None,
+                row.content_hash,
+            )
+            self.by_content[(row.created_at_ms, content_hash(row.title, row.text))] = row.id
+            if row.superseded_at_ms is None:
+                self.current_by_hash[row.content_hash] = row.id
+            if row.revision_of is not None:
+                self.children[row.revision_of] = max(row.id, self.children.get(row.revision_of, 0))
+
+    # Observations
+
+    def observation(self, obs: Observation) -> None:
+        title, narrative = redact(obs.title).text, redact(obs.narrative).text
+        digest = content_hash(title, narrative)
+        existing = self.by_content.get((obs.created_at_ms, digest))
+        if existing is not None:
+            self.ids[obs.id] = existing
+            self.counts.skipped += 1
+            return
+        parent = self.ids.get(obs.revision_of) if obs.revision_of is not None else None
+        if parent is not None and parent not in self.added:
+            self._revision_of_held(obs, title, narrative, parent)
+            return
+        if obs.superseded_at_ms is None and digest in self.current_by_hash:
+            self.ids[obs.id] = self.current_by_hash[digest]
+            self.counts.skipped += 1
+            return
+        self._insert(obs, title, narrative, revision_of=parent, superseded_at=obs.superseded_at_ms)
+        self.counts.added += 1
+
+    def _revision_of_held(self, obs: Observation, title: str, narrative: str, parent: int) -> None:
+        """A revision of a line the store holds: skipped, merged into it, or made current."""
+        if self.mode == "skip":
+            self.counts.skipped += 1
+            return
+        base = parent if self.mode == "replace" else self._head(parent)
+        base_row = self.held[base]
+        newer = self.mode == "replace" or obs.created_at_ms > base_row.created_at_ms
+        if newer and not base_row.superseded:
+            self._supersede(base, obs.created_at_ms)
+            self._insert(
+                obs, title, narrative, revision_of=base, superseded_at=obs.superseded_at_ms
+            )
+        else:
+            superseded_at = obs.superseded_at_ms or now_ms()
+            self._insert(obs, title, narrative, revision_of=parent, superseded_at=superseded_at)
+        if self.mode == "replace":
+            self.counts.replaced += 1
+        else:
+            self.counts.merged += 1
+
+    def _head(self, memory_id: int) -> int:
+        seen = {memory_id}
+        while memory_id in self.children and self.children[memory_id] not in seen:
+            memory_id = self.children[memory_id]
+            seen.add(memory_id)
+        return memory_id
+
+    def _supersede(self, memory_id: int, at_ms: int) -> None:
+        row = self.held[memory_id]
+        new_hash = superseded_hash(row.content_hash, memory_id)
+        self.session.execute(
+            update(MEMORIES)
+            .where(MEMORIES.c.id == memory_id)
+            .values(superseded_at_ms=at_ms, content_hash=new_hash)
+        )
+        self.current_by_hash.pop(row.content_hash, None)
+        row.superseded, row.content_hash = True, new_hash
+
+    def _insert(
+        self,
+        obs: Observation,
+        title: str,
+        narrative: str,
+        *,
+        revision_of: int | None,
+        superseded_at: int | None,
+    ) -> None:
+        memory_id = self._take_id(number(obs.id), obs.created_at_ms)
+        digest = content_hash(title, narrative)
+        stored_hash = digest if superseded_at is None else superseded_hash(digest, memory_id)
+        files = list(dict.fromkeys(redact(path).text for path in obs.files))
+        concepts = list(dict.fromkeys(redact(concept).text for concept in obs.concepts))
+        owner = obs.owner if self.keep_owners else self.owner
+        self.session.add(
+            Memory(
+                id=memory_id,
+                project=self.project,
+                title=title,
+                text=narrative,
+                type=obs.type,
+                kind=obs.kind,
+                tool=obs.tool,
+                pinned=obs.pinned,
+                content_hash=stored_hash,
+                session_id=obs.session_id,
+                created_at_ms=obs.created_at_ms,
+                dismissed_at_ms=obs.removed_at_ms,
+                revision_of=revision_of,
+                superseded_at_ms=superseded_at,
+                revision_reason=redact(obs.revision_reason).text if obs.revision_reason else None,
+                scope=obs.scope,
+                owner=owner if obs.scope == "user" else None,
+                importance=obs.importance,
+                concepts_json=json.dumps(concepts),
+            )
+        )
+        self.session.flush()
+        for path in files:
+            self.session.add(MemoryFile(memory_id=memory_id, path=path))
+        self.session.flush()
+        index_memory(
+            session=self.session,
+            memory_id=memory_id,
+            project=self.project,
+            title=title,
+            text=narrative,
+            files=files,
+        )
+        self.ids[obs.id] = memory_id
+        self.added.add(memory_id)
+        held = _Held(memory_id, obs.created_at_ms, superseded_at is not None, False, stored_hash)
+        self.held[memory_id] = held
+        self.by_content[(obs.created_at_ms, digest)] = memory_id
+        if superseded_at is None:
+            self.current_by_hash[stored_hash] = memory_id
+        if revision_of is not None:
+            self.children[revision_of] = max(memory_id, self.children.get(revision_of, 0))
+
+    def _take_id(self, wanted: int, at_ms: int) -> int:
+        """The exported id when the store has no entry with it, else the next one."""
+        if wanted <= 2**31 - 1:
+            taken = self.session.execute(
+                select(ENTRIES.c.id).where(ENTRIES.c.id == wanted)
+            ).scalar_one_or_none()
+            if taken is None:
+                self.session.add(Entry(id=wanted, kind="memory", created_at_ms=at_ms))
+                self.session.flush()
+                self.sequence_behind = True
+                return wanted
+        self.sync_sequence()
+        return next_entry_id(session=self.session, kind="memory", at_ms=at_ms)
+
+    def sync_sequence(self) -> None:
+        """Move PostgreSQL's entry sequence past ids written explicitly (SQLite takes the
+        largest id plus one by itself)."""
+        if self.sequence_behind and self.session.get_bind().dialect.name == "postgresql":
+            self.session.execute(
+                text(
+                    "SELECT setval(pg_get_serial_sequence('entries', 'id'), "
+                    "(SELECT MAX(id) FROM entries))"
+                )
+            )
+        self.sequence_behind = False
+
+    def trails(self, document: Document) -> None:
+        """The dismiss/restore trail of each added tombstoned observation."""
+        for tombstone in document.tombstones:
+            memory_id = self.ids.get(tombstone.id)
+            if memory_id is None or memory_id not in self.added:
+                continue
+            for entry in tombstone.trail:
+                self.session.add(
+                    Dismissal(
+                        item_type="memory",
+                        item_id=memory_id,
+                        action=entry.action,
+                        reason=redact(entry.reason).text[:300] if entry.reason else None,
+                        tool=entry.tool,
+                        at_ms=entry.at_ms,
+                    )
+                )
+        self.session.flush()
+
+    # Facts, rules and work-state lists
+
+    def fact(self, fact: FactEntry) -> int | None:
+        subject = redact(fact.subject).text
+        predicate = redact(fact.predicate).text
+        obj = redact(fact.object).text
+        existing = self.session.execute(
+            select(FACTS.c.id).where(
+                FACTS.c.project == self.project,
+                FACTS.c.subject == subject,
+                FACTS.c.predicate == predicate,
+                FACTS.c.object == obj,
+                FACTS.c.valid_from_ms == fact.valid_from_ms,
+            )
+        ).first()
+        if existing is not None:
+            self.kept_facts.add(existing.id)
+            self.counts.skipped += 1
+            return int(existing.id)
+        row = Fact(
+            project=self.project,
+            subject=subject,
+            predicate=predicate,
+            object=obj,
+            memory_id=self.ids.get(fact.observation) if fact.observation else None,
+            valid_from_ms=fact.valid_from_ms,
+            valid_to_ms=fact.valid_to_ms,
+            dismissed_at_ms=fact.dismissed_at_ms,
+        )
+        self.session.add(row)
+        self.session.flush()
+        assert row.id is not None
+        index_fact(
+            session=self.session,
+            fact_id=row.id,
+            project=self.project,
+            subject=subject,
+            predicate=predicate,
+            obj=obj,
+        )
+        self.kept_facts.add(row.id)
+        self.counts.added += 1
+        return row.id
+
+    def rule(self, rule: RuleEntry, fact_ids: list[int | None]) -> None:
+        when, then = redact(rule.when).text, redact(rule.then).text
+        digest = rule_hash(when, then, rule.scope_tier, rule.scope_name, rule.reach)
+        existing = self.session.execute(
+            select(RULES.c.id).where((RULES.c.id == rule.id) | (RULES.c.content_hash == digest))
+        ).first()
+        if existing is not None:
+            self.kept_rules.add(existing.id)
+            self.counts.skipped += 1
+            return
+        evidence_memories = [
+            self.ids[name] for name in rule.evidence_observations if name in self.ids
+        ]
+        evidence_facts = [fact_ids[position] for position in rule.evidence_facts]
+        self.session.add(
+            Rule(
+                id=rule.id,
+                when_text=when,
+                then_text=then,
+                scope_tier=rule.scope_tier,
+                scope_name=rule.scope_name,
+                source=rule.source,
+                content_hash=digest,
+                evidence_memory_ids=json.dumps(evidence_memories),
+                evidence_fact_ids=json.dumps([f for f in evidence_facts if f is not None]),
+                enabled=rule.enabled,
+                created_at_ms=rule.created_at_ms,
+                confirmed_at_ms=rule.confirmed_at_ms,
+                project=self.project,
+                reach_json=None if rule.reach is None else json.dumps(rule.reach),
+            )
+        )
+        self.session.flush()
+        self.kept_rules.add(rule.id)
+        self.counts.added += 1
+
+    def work_list(self, name: str, items: list[Any], tool: str, updated_at_ms: int) -> None:
+        name = redact(name).text[:200]
+        payload = json.dumps(redact_json(items).value, ensure_ascii=False, separators=(",", ":"))
+        existing = self.session.execute(
+            select(WORK_STATE_LISTS).where(
+                WORK_STATE_LISTS.c.project == self.project, WORK_STATE_LISTS.c.name == name
+            )
+        ).first()
+        if existing is None:
+            list_id = next_entry_id(session=self.session, kind="work_state", at_ms=updated_at_ms)
+            self.session.add(
+                WorkStateList(
+                    id=list_id,
+                    project=self.project,
+                    name=name,
+                    items_json=payload,
+                    tool=tool,
+                    updated_at_ms=updated_at_ms,
+                )
+            )
+            self.session.flush()
+            self.counts.added += 1
+            return
+        take = existing.items_json != payload and (
+            self.mode == "replace"
+            or (self.mode == "merge" and updated_at_ms > existing.updated_at_ms)
+        )
+        if not take:
+            self.counts.skipped += 1
+            return
+        self.session.execute(
+            update(WORK_STATE_LISTS)
+            .where(WORK_STATE_LISTS.c.id == existing.id)
+            .values(items_json=payload, tool=tool, updated_at_ms=updated_at_ms)
+        )
+        if self.mode == "replace":
+            self.counts.replaced += 1
+        else:
+            self.counts.merged += 1
+
+    # Replace: what the document lacks leaves the project's memory
+
+    def retire_the_rest(self, document: Document) -> None:
+        moment = now_ms()
+        wanted_removed = {
+            self.ids[o.id]: o.removed_at_ms is not None for o in document.observations
+        }
+        for memory_id, held in self.held.items():
+            if memory_id in self.added:
+                continue
+            removed = wanted_removed.get(memory_id, True)
+            if removed != held.dismissed:
+                self._set_removed(memory_id, removed, moment)
+        self._retire_facts(moment)
+        self._retire_rules()
+        names = {redact(entry.name).text[:200] for entry in document.work_state}
+        for list_id, name in self.session.execute(
+            select(WORK_STATE_LISTS.c.id, WORK_STATE_LISTS.c.name).where(
+                WORK_STATE_LISTS.c.project == self.project
+            )
+        ).all():
+            if name not in names:
+                self.session.execute(
+                    delete(WORK_STATE_LISTS).where(WORK_STATE_LISTS.c.id == list_id)
+                )
+                self.session.execute(delete(ENTRIES).where(ENTRIES.c.id == list_id))
+                self.counts.replaced += 1
+
+    def _set_removed(self, memory_id: int, removed: bool, moment: int) -> None:
+        self.session.execute(
+            update(MEMORIES)
+            .where(MEMORIES.c.id == memory_id)
+            .values(dismissed_at_ms=moment if removed else None)
+        )
+        self.session.add(
+            Dismissal(
+                item_type="memory",
+                item_id=memory_id,
+                action="dismiss" if removed else "restore",
+                reason=REPLACED_REASON,
+                tool=self.tool,
+                at_ms=moment,
+            )
+        )
+        self.session.flush()
+        self.counts.replaced += 1
+
+    def _retire_facts(self, moment: int) -> None:
+        for (fact_id,) in self.session.execute(
+            select(FACTS.c.id).where(
+                FACTS.c.project == self.project, FACTS.c.dismissed_at_ms.is_(None)
+            )
+        ).all():
+            if fact_id not in self.kept_facts:
+                self.session.execute(
+                    update(FACTS).where(FACTS.c.id == fact_id).values(dismissed_at_ms=moment)
+                )
+                self.counts.replaced += 1
+
+    def _retire_rules(self) -> None:
+        for (rule_id,) in self.session.execute(
+            select(RULES.c.id).where(RULES.c.project == self.project, RULES.c.enabled.is_(True))
+        ).all():
+            if rule_id not in self.kept_rules:
+                self.session.execute(
+                    update(RULES).where(RULES.c.id == rule_id).values(enabled=False)
+                )
+                self.counts.replaced += 1
