@@ -4,7 +4,7 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
-from aletheia_hub.commands import audit, connect, context, doctor, links, reindex
+from aletheia_hub.commands import audit, connect, context, doctor, links, portable, reindex
 from aletheia_hub.settings import Settings
 from aletheia_shared import __version__, env
 
@@ -115,6 +115,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     doctor.add_parser(commands)
     reindex.add_parser(commands)
     context.add_parser(commands)
+    portable.add_parsers(commands)
     args = parser.parse_args(argv)
     if args.command == "serve":
         serve(_settings(args), quiet=args.quiet)
@@ -130,3 +131,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         raise SystemExit(reindex.run(args))
     elif args.command == "context":
         raise SystemExit(context.run(args))
+    elif args.command == "export":
+        raise SystemExit(portable.run_export(args))
+    elif args.command == "import":
+        raise SystemExit(portable.run_import(args))

@@ -72,3 +72,13 @@ def folder_context_done(command: str, root: str, changed: Sequence[str]) -> str:
         return f"Folder context {FOLDER_ACTIONS[command]} in {root}: nothing to change."
     lines = "\n".join(f"- {line}" for line in changed)
     return f"Folder context {FOLDER_ACTIONS[command]} in {root}:\n{lines}"
+
+
+# mem-export and mem-import
+
+
+def imported(project: str, mode: str, added: int, merged: int, skipped: int, replaced: int) -> str:
+    return (
+        f"Imported into {project} (mode {mode}): {added} added, {merged} merged, "
+        f"{skipped} skipped, {replaced} replaced."
+    )
