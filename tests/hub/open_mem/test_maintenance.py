@@ -2,7 +2,6 @@
 
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
 
@@ -60,7 +59,7 @@ def call(
             caller_tool="tests",
             default_project=project,
             session_id=None,
-            caller_folder=None if folder is None else quote(str(folder)),
+            caller_folder=None if folder is None else str(folder),
         )
         return maintenance(MaintenanceArgs.model_validate({"action": action}), ctx)
 

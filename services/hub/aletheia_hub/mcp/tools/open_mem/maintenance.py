@@ -8,7 +8,6 @@ names the equivalent `aletheia context` command.
 
 from pathlib import Path
 from typing import Final, Literal
-from urllib.parse import unquote
 
 from pydantic import Field
 
@@ -71,7 +70,7 @@ def caller_root(ctx: ToolContext, project: str, command: folder_context.Action) 
         raise ToolError(formats.folder_context_on_team_hub(command))
     if not ctx.caller_folder:
         raise ToolError(formats.folder_context_without_folder(command))
-    folder = Path(unquote(ctx.caller_folder))
+    folder = Path(ctx.caller_folder)
     if not folder.is_absolute() or not folder.is_dir():
         raise ToolError(formats.folder_context_without_folder(command))
     root = folder_context.find_root(folder)
