@@ -1,5 +1,6 @@
-"""Round-trip latency of an MCP tools/call: straight to the hub, through the stdio proxy, and
-the proxy's cold start with no hub running. Prints figures only; nothing is asserted.
+"""Round-trip latency of the hub: GET /healthz, ping and a tools/call side by side over HTTP
+(the MCP path's cost over the bare HTTP stack), the same tools/call through the stdio proxy,
+and the proxy's cold start with no hub running. Prints figures only; nothing is asserted.
 
     .venv/bin/python bench/roundtrip.py [--calls N] [--cold-runs R]
 """
@@ -15,12 +16,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from statistics import median, quantiles
 from typing import IO, Any, Final
 
 import httpx
+from hubs import running_hub
 
 BIN: Final = Path(sys.executable).parent
 WARMUP: Final = 50
@@ -79,49 +81,19 @@ def stop(process: subprocess.Popen[bytes], *, close_input: bool = False) -> None
         process.stdout.close()
 
 
-def _ready(url: str) -> bool:
-    with contextlib.suppress(httpx.TransportError):
-        return httpx.get(url, timeout=1.0).status_code == 200
-    return False
-
-
-@contextlib.contextmanager
-def running_hub(data_dir: Path) -> Iterator[str]:
-    """A hub on a free loopback port with its store in data_dir; yields its /mcp URL."""
-    port, log_path = free_port(), data_dir / "bench-hub.log"
-    with log_path.open("wb") as log:
-        hub = subprocess.Popen(
-            [str(BIN / "aletheia-server"), "--port", str(port), "--quiet"],
-            env=base_env(data_dir=str(data_dir)),
-            cwd=data_dir,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            deadline = time.monotonic() + DEADLINE_S
-            while not _ready(f"http://127.0.0.1:{port}/readyz"):
-                if hub.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"hub not ready: {log_path.read_text()[-2000:]}")
-                time.sleep(0.05)
-            yield f"http://127.0.0.1:{port}/mcp"
-        finally:
-            stop(hub)
-
-
-def time_calls(senders: list[Send], calls: int) -> list[list[float]]:
-    """Milliseconds per get_observations round trip for each sender, after WARMUP untimed
-    calls. Senders take turns call by call, so drift in the hub affects all of them alike."""
-    samples: list[list[float]] = [[] for _ in senders]
+def time_calls(senders: dict[str, Send], calls: int) -> dict[str, list[float]]:
+    """Milliseconds per round trip for each sender, after WARMUP untimed calls. Senders take
+    turns call by call, so drift in the hub affects all of them alike."""
+    samples: dict[str, list[float]] = {name: [] for name in senders}
     for n in range(WARMUP + calls):
-        for send, timings in zip(senders, samples, strict=True):
+        for name, send in senders.items():
             line = tool_call(100 + n, "get_observations", CALL_ARGS)
             start = time.perf_counter_ns()
             raw = send(line)
             elapsed = (time.perf_counter_ns() - start) / 1e6
             check(raw)
             if n >= WARMUP:
-                timings.append(elapsed)
+                samples[name].append(elapsed)
     return samples
 
 
@@ -141,8 +113,9 @@ def start_proxy(env: dict[str, str], cwd: Path) -> tuple[subprocess.Popen[bytes]
     return proxy, send
 
 
-def bench(url: str, data_dir: Path, calls: int) -> list[list[float]]:
-    """[direct, proxied] timings against the hub at url, after saving memory #1."""
+def bench(url: str, data_dir: Path, calls: int) -> dict[str, list[float]]:
+    """Timings of each path against the hub at url, after saving memory #1."""
+    health_url = url.removesuffix("/mcp") + "/healthz"
     with httpx.Client(headers=HEADERS, timeout=30.0) as client:
         answer = client.post(url, content=INITIALIZE)
         check(answer.content)
@@ -150,10 +123,17 @@ def bench(url: str, data_dir: Path, calls: int) -> list[list[float]]:
         client.post(url, content=INITIALIZED)
         check(client.post(url, content=tool_call(2, "save_memory", {"text": "bench"})).content)
         proxy, proxied = start_proxy(base_env(hub_url=url, data_dir=str(data_dir)), data_dir)
+        ping = rpc("ping", id=3)
         try:
             check(proxied(INITIALIZE))
             proxy.stdin.write(INITIALIZED + b"\n")  # type: ignore[union-attr]
-            return time_calls([lambda line: client.post(url, content=line).content, proxied], calls)
+            senders: dict[str, Send] = {
+                "GET /healthz": lambda _line: b"{}" if client.get(health_url).is_success else b"",
+                "ping (HTTP)": lambda _line: client.post(url, content=ping).content,
+                "get_observations": lambda line: client.post(url, content=line).content,
+                "... via stdio proxy": proxied,
+            }
+            return time_calls(senders, calls)
         finally:
             stop(proxy, close_input=True)  # the proxy ends its session
 
@@ -203,18 +183,23 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="aletheia-bench-") as tmp:
         root = Path(tmp)
         (root / "hub").mkdir()
-        with running_hub(root / "hub") as url:
-            direct, proxied = bench(url, root / "hub", args.calls)
+        with running_hub({"ALETHEIA_DATA_DIR": str(root / "hub")}, root) as url:
+            timings = bench(url, root / "hub", args.calls)
         cold = [cold_start(root / f"cold-{n}") for n in range(args.cold_runs)]
     python = f"{platform.python_implementation()} {platform.python_version()}"
     print(f"{python} on {platform.platform()}, {os.cpu_count()} CPUs")
-    print(f"get_observations {json.dumps(CALL_ARGS)}: {args.calls} calls/path, {WARMUP} warm-up")
-    print(f"{'path':<22}{'runs':>6}{'median ms':>12}{'p99 ms':>10}{'max ms':>10}")
-    for name, samples in (("HTTP direct (httpx)", direct), ("stdio proxy", proxied)):
+    print(
+        f"tools/call get_observations {json.dumps(CALL_ARGS)}: {args.calls} calls/path, "
+        f"{WARMUP} warm-up"
+    )
+    print(f"{'path':<22}{'runs':>6}{'median ms':>12}{'p99 ms':>10}{'max ms':>10}{'x healthz':>11}")
+    health = median(timings["GET /healthz"])
+    for name, samples in timings.items():
         p99 = quantiles(samples, n=100)[98]
-        row = f"{median(samples):12.3f}{p99:10.3f}{max(samples):10.3f}"
+        ratio = median(samples) / health
+        row = f"{median(samples):12.3f}{p99:10.3f}{max(samples):10.3f}{ratio:11.2f}"
         print(f"{name:<22}{len(samples):>6}{row}")
-    overhead = median(proxied) - median(direct)
+    overhead = median(timings["... via stdio proxy"]) - median(timings["get_observations"])
     print(f"{'proxy overhead':<22}{'':>6}{overhead:12.3f}")
     if cold:
         row = f"{median(cold):12.1f}{'-':>10}{max(cold):10.1f}"

@@ -12,7 +12,9 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select, text
 
 from aletheia_hub.app import create_app
-from aletheia_hub.mcp.tools.memories import GET_OBSERVATIONS
+from aletheia_hub.mcp.tools.context import SESSION_START_CONTEXT
+from aletheia_hub.mcp.tools.memories import DISMISS_MEMORY, GET_OBSERVATIONS
+from aletheia_hub.mcp.tools.rules import LIST_RULES
 from aletheia_hub.mcp.tools.search import SEARCH
 from aletheia_hub.mcp.toolsets import ALETHEIA, ToolSet
 from aletheia_hub.settings import Settings
@@ -167,3 +169,47 @@ def test_rows_from_before_tool_sets_belong_to_aletheia(store_url: str) -> None:
         db.dispose()
     assert found is not None and found.tool_set == "aletheia"
     assert [tuple(row) for row in audited] == [("save_memory", "save_memory")]
+
+
+RENAMED_PATH: Final = "/mcp/renamed"
+# Tools whose reply texts name other tools: a set that renames them says its own names.
+RENAMED_SET: Final = ToolSet(
+    name="renamed",
+    path=RENAMED_PATH,
+    tools=(
+        replace(LIST_RULES, name="rules-list"),
+        replace(DISMISS_MEMORY, name="mem-remove"),
+        replace(SESSION_START_CONTEXT, name="mem-context"),
+    ),
+    instructions="Renamed tools.",
+    operations={
+        "rules-list": "list_rules",
+        "mem-remove": "dismiss_memory",
+        "mem-context": "session_start_context",
+    },
+    text_names={
+        "add_rule": "rule-add",
+        "restore_memory": "mem-restore",
+        "save_memory": "mem-create",
+        "search": "mem-find",
+        "get_observations": "mem-get",
+    },
+)
+
+
+def test_reply_texts_name_the_tools_of_the_set_that_serves_them(settings: Settings) -> None:
+    app = create_app(settings, tool_sets=(ALETHEIA, RENAMED_SET))
+    with TestClient(app, base_url="http://127.0.0.1") as http:
+        renamed = open_session(http, RENAMED_PATH)
+        main = open_session(http, "/mcp")
+        assert renamed.text("rules-list") == "No rules yet. rule-add saves one."
+        assert main.text("list_rules") == "No rules yet. add_rule saves one."
+        empty = renamed.text("mem-context")
+        assert "Nothing saved for this project yet. mem-create stores what you learn." in empty
+        assert "; mem-find, timeline and mem-get fetch more." in empty
+        main.text("save_memory", {"text": "Deploys are blue-green"})
+        assert renamed.text("mem-remove", {"id": 1}) == (
+            "Dismissed memory #1. It is hidden from search and context; mem-restore undoes this."
+        )
+        assert main.text("restore_memory", {"id": 1}).startswith("Restored memory #1")
+        assert main.text("dismiss_memory", {"id": 1}).endswith("restore_memory undoes this.")

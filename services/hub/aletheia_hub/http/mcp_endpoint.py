@@ -6,6 +6,7 @@ Knows HTTP, not storage.
 import json
 from dataclasses import replace
 from typing import Any, Final
+from urllib.parse import unquote
 
 from fastapi import APIRouter, Request, Response
 from starlette.concurrency import run_in_threadpool
@@ -63,7 +64,7 @@ def _answer_post(
     dispatcher: Dispatcher,
     limiter: TokenRateLimiter | None,
 ) -> Response:
-    principal = authenticate(request, settings, dispatcher.db)
+    principal = authenticate(request, settings, request.app.state.db)
     payload = _read_payload(raw, settings)
     if isinstance(payload, Response):
         return payload
@@ -74,6 +75,7 @@ def _answer_post(
         principal=principal,
         caller_tool=request.headers.get(headers.CALLER_TOOL) or None,
         caller_project=request.headers.get(headers.CALLER_PROJECT) or None,
+        caller_folder=_caller_folder(request, settings),
     )
     limits = _admit(payload, body, state, settings, dispatcher, limiter)
     if isinstance(limits, Response):
@@ -90,6 +92,19 @@ def _answer_post(
         return Response(status_code=202, headers=extra)
     content = b"[" + b",".join(replies) + b"]" if body.is_batch else replies[0]
     return Response(content, status_code=200, media_type=JSON_MEDIA_TYPE, headers=extra)
+
+
+def _caller_folder(request: Request, settings: Settings) -> str | None:
+    """The caller's working directory (X-Aletheia-Cwd, percent-encoded) when this is the local
+    hub: a team hub serves other machines, whose folders are not its own."""
+    raw = request.headers.get(headers.CALLER_CWD)
+    if not raw or settings.team_mode:
+        return None
+    try:
+        folder = unquote(raw, errors="strict")
+    except UnicodeDecodeError:
+        return None
+    return folder if folder.startswith("/") and "\x00" not in folder else None
 
 
 def _read_payload(raw: bytes | None, settings: Settings) -> Any:

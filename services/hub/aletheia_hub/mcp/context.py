@@ -1,7 +1,7 @@
 """What a tool handler knows about its call: store session, caller and permissions."""
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from sqlmodel import Session
 
@@ -18,9 +18,15 @@ class ToolContext:
     default_project: str
     session_id: str | None
     semantic: SemanticSearch | None = None  # meaning-based search, when the hub runs it
+    # The tool name this tool set's texts use for each canonical operation (default: itself).
+    text_names: Mapping[str, str] = field(default_factory=dict)
     # The caller's working directory when its proxy runs on this machine (X-Aletheia-Cwd);
     # None on a team hub or without the header. Folder context finds the project root from it.
     caller_folder: str | None = None
+
+    def name(self, operation: str) -> str:
+        """What a reply text calls the tool that performs `operation` in this tool set."""
+        return self.text_names.get(operation, operation)
 
     def project(self, requested: str | None) -> str:
         """The project to write to or read from, checked against the caller's limits."""

@@ -1,29 +1,30 @@
-"""JSON-RPC dispatch: one message at a time, errors mapped once, the same for every transport."""
+"""JSON-RPC dispatch: a method table, one message at a time, errors mapped once, the same for
+every transport."""
 
 import logging
 from collections.abc import Iterable
 from typing import Any, Final
 
+import mcp_types as wire_types
+from pydantic import ValidationError
+
 from aletheia_hub.auth import Principal
 from aletheia_hub.embed.service import SemanticSearch
-from aletheia_hub.mcp import tool_call
+from aletheia_hub.mcp import auditing, tool_call
 from aletheia_hub.mcp.call_state import CallState
 from aletheia_hub.mcp.envelope import LONE_SURROGATE, Call
 from aletheia_hub.mcp.errors import RpcError
+from aletheia_hub.mcp.methods import Method, Result, wire
 from aletheia_hub.mcp.registry import Registry
+from aletheia_hub.mcp.sessions import McpSessions
 from aletheia_hub.mcp.toolsets import ToolSet
 from aletheia_hub.store.audit import Outcome
 from aletheia_hub.store.db import Database
-from aletheia_hub.store.sessions import (
-    SessionInfo,
-    create_session,
-    end_session,
-    find_active_session,
-)
+from aletheia_hub.store.sessions import SessionInfo
 from aletheia_shared import jsonrpc
 from aletheia_shared.jsonrpc import Response
 from aletheia_shared.project import DEFAULT_PROJECT
-from aletheia_shared.protocol import SERVER_NAME, negotiate_version
+from aletheia_shared.protocol import LATEST_PROTOCOL_VERSION, SERVER_NAME, negotiate_version
 from aletheia_shared.version import __version__
 
 logger = logging.getLogger(__name__)
@@ -31,10 +32,15 @@ logger = logging.getLogger(__name__)
 TOOLS_PAGE_SIZE: Final = 50
 DISCOVER_METHOD: Final = "server/discover"
 SESSIONLESS_METHODS: Final = frozenset({"initialize", DISCOVER_METHOD})
+_CAPABILITIES: Final = wire_types.ServerCapabilities(
+    tools=wire_types.ToolsCapability(list_changed=False)
+)
+_SERVER_INFO: Final = wire_types.Implementation(name=SERVER_NAME, version=__version__)
+_EMPTY: Final = wire(wire_types.EmptyResult())
 
 
 class Dispatcher:
-    """Answers JSON-RPC messages for one tool set with its registry and the store."""
+    """Answers JSON-RPC messages for one tool set with its registry, sessions and the store."""
 
     def __init__(
         self, *, db: Database, tool_set: ToolSet, semantic: SemanticSearch | None = None
@@ -43,46 +49,44 @@ class Dispatcher:
         self.tool_set = tool_set
         self.registry = Registry(tool_set.tools)
         self.semantic = semantic
+        self.sessions = McpSessions(db, tool_set.name)
         self.tool_definitions = [tool.definition for tool in tool_set.tools]
+        self._tool_pages = _tool_pages(self.tool_definitions)
+        self.methods: dict[str, Method[Any]] = {
+            "initialize": Method(
+                wire_types.InitializeRequestParams,
+                self._initialize,
+                _lenient_initialize,
+                needs_session=False,
+            ),
+            "ping": Method(wire_types.RequestParams, _ping, _invalid_params),
+            "tools/list": Method(
+                wire_types.PaginatedRequestParams, self._list_tools, _unknown_cursor
+            ),
+            "tools/call": Method(
+                wire_types.CallToolRequestParams, self._call_tool, self._invalid_tool_call
+            ),
+        }
 
     def find_session(self, session_id: str, principal: Principal) -> SessionInfo | None:
         """A live session that belongs to this caller and was opened at this tool set."""
-        with self.db.read_session() as session:
-            found = find_active_session(session=session, session_id=session_id)
-        if (
-            found is None
-            or found.token_id != principal.token_id
-            or found.tool_set != self.tool_set.name
-        ):
-            return None
-        return found
+        return self.sessions.find(session_id, principal)
 
     def end_session(self, session_id: str, principal: Principal) -> bool:
         """End a session of this caller's; False when there was none."""
-        if self.find_session(session_id, principal) is None:
-            return False
-        with self.db.write_session() as session:
-            return end_session(session=session, session_id=session_id)
+        return self.sessions.end(session_id, principal)
 
     def audit_refused(self, calls: Iterable[Call], state: CallState, outcome: Outcome) -> None:
         """An audit row for every tools/call that was refused before it could run."""
-        for call in calls:
-            if call.method == "tools/call" and state.principal.token_id is not None:
-                tool_call.audit_call(
-                    self.db,
-                    self.tool_set,
-                    state,
-                    call.params.get("name"),
-                    call.params.get("arguments"),
-                    outcome,
-                )
+        auditing.audit_refused(self.db, self.tool_set, calls, state, outcome)
 
     def handle(self, call: Call, state: CallState) -> Response:
         """The reply to one well-formed request; every failure becomes a JSON-RPC error."""
         try:
-            return jsonrpc.success_response(
-                call.request_id, self._route(call.method, call.params, state)
-            )
+            method = self.methods.get(call.method)
+            if method is None:
+                raise _method_not_found(call.method)
+            return jsonrpc.success_response(call.request_id, method.run(call.params, state))
         except RpcError as error:
             return jsonrpc.error_response(call.request_id, error.code, error.message)
         except Exception:
@@ -93,64 +97,116 @@ class Dispatcher:
                 f"Internal error while handling {call.method[:100]}; the hub log has the details.",
             )
 
-    def _route(self, method: str, params: dict[str, Any], state: CallState) -> Any:
-        if method == "initialize":
-            return self._initialize(params, state)
-        if method == "ping":
-            return {}
-        if method == "tools/list":
-            return self._list_tools(params)
-        if method == "tools/call":
-            return tool_call.call_tool(
-                self.db, self.tool_set, self.registry, params, state, self.semantic
-            )
-        if method == DISCOVER_METHOD:
-            raise RpcError(
-                jsonrpc.METHOD_NOT_FOUND, "Method not found: server/discover; use initialize."
-            )
-        raise RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {method}")
-
-    def _initialize(self, params: dict[str, Any], state: CallState) -> dict[str, Any]:
-        version = negotiate_version(params.get("protocolVersion"))
-        client_name = _client_name(params.get("clientInfo"))
-        tool = state.caller_tool or client_name or "mcp"
-        project = state.principal.default_project or state.caller_project or DEFAULT_PROJECT
-        with self.db.write_session() as session:
-            state.session = create_session(
-                session=session,
-                protocol_version=version,
-                client_name=client_name,
-                tool=tool[:100],
-                project=project[:200],
-                token_id=state.principal.token_id,
-                tool_set=self.tool_set.name,
-            )
+    def _initialize(
+        self, params: wire_types.InitializeRequestParams, state: CallState
+    ) -> wire_types.InitializeResult:
+        version = negotiate_version(params.protocol_version)
+        client_name = _clean_name(params.client_info.name)
+        state.session = self.sessions.open(
+            protocol_version=version,
+            client_name=client_name,
+            tool=state.caller_tool or client_name or "mcp",
+            project=state.principal.default_project or state.caller_project or DEFAULT_PROJECT,
+            principal=state.principal,
+        )
         state.created_session = True
-        return {
-            "protocolVersion": version,
-            "capabilities": {"tools": {"listChanged": False}},
-            "serverInfo": {"name": SERVER_NAME, "version": __version__},
-            "instructions": self.tool_set.instructions,
-        }
+        return wire_types.InitializeResult(
+            protocol_version=version,
+            capabilities=_CAPABILITIES,
+            server_info=_SERVER_INFO,
+            instructions=self.tool_set.instructions,
+        )
 
-    def _list_tools(self, params: dict[str, Any]) -> dict[str, Any]:
-        cursor = params.get("cursor")
-        start = 0
-        if cursor is not None:
-            if not isinstance(cursor, str) or not (cursor.isascii() and cursor.isdigit()):
-                raise RpcError(jsonrpc.INVALID_PARAMS, "Invalid params: unknown cursor.")
-            start = int(cursor)
-        page = self.tool_definitions[start : start + TOOLS_PAGE_SIZE]
-        result: dict[str, Any] = {"tools": page}
-        if start + TOOLS_PAGE_SIZE < len(self.tool_definitions):
-            result["nextCursor"] = str(start + TOOLS_PAGE_SIZE)
-        return result
+    def _list_tools(self, params: wire_types.PaginatedRequestParams, _state: CallState) -> Result:
+        cursor = params.cursor
+        if cursor is None:
+            return self._tool_pages[0]
+        if not (cursor.isascii() and cursor.isdigit()):
+            raise _unknown_cursor_error()
+        start = int(cursor)
+        return self._tool_pages.get(start) or _tool_page(self.tool_definitions, start)
+
+    def _call_tool(
+        self, params: wire_types.CallToolRequestParams, state: CallState
+    ) -> wire_types.CallToolResult:
+        return tool_call.call_tool(
+            self.db, self.tool_set, self.registry, params, state, self.semantic
+        )
+
+    def _invalid_tool_call(
+        self, error: ValidationError, raw: dict[str, Any], state: CallState
+    ) -> wire_types.CallToolRequestParams:
+        auditing.audit_call(
+            self.db, self.tool_set, state, raw.get("name"), raw.get("arguments"), "error"
+        )
+        raise tool_call.invalid_params(error, raw, self.registry)
 
 
-def _client_name(client_info: Any) -> str | None:
-    """clientInfo.name fit to store: no NULs, lone surrogates replaced, trimmed; None if empty."""
+def _tool_pages(definitions: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
+    """Every tools/list page in wire form, by its start: the definitions never change."""
+    starts = range(0, max(len(definitions), 1), TOOLS_PAGE_SIZE)
+    return {start: _tool_page(definitions, start) for start in starts}
+
+
+def _tool_page(definitions: list[dict[str, Any]], start: int) -> dict[str, Any]:
+    """The tools/list result from `start`, with nextCursor when more follow."""
+    end = start + TOOLS_PAGE_SIZE
+    page = wire_types.ListToolsResult(
+        tools=[wire_types.Tool.model_validate(tool) for tool in definitions[start:end]]
+    )
+    if end < len(definitions):
+        page.next_cursor = str(end)
+    return wire(page)
+
+
+def _ping(_params: wire_types.RequestParams, _state: CallState) -> Result:
+    return _EMPTY
+
+
+def _lenient_initialize(
+    _error: ValidationError, raw: dict[str, Any], _state: CallState
+) -> wire_types.InitializeRequestParams:
+    """Partial initialize params, as some hosts send: the version we can read (else our
+    latest) and the client's name when it is a string."""
+    version = raw.get("protocolVersion")
+    client_info = raw.get("clientInfo")
     name = client_info.get("name") if isinstance(client_info, dict) else None
-    if not isinstance(name, str):
-        return None
+    return wire_types.InitializeRequestParams.model_construct(
+        protocol_version=version if isinstance(version, str) else LATEST_PROTOCOL_VERSION,
+        capabilities=wire_types.ClientCapabilities(),
+        client_info=wire_types.Implementation.model_construct(
+            name=name if isinstance(name, str) else "", version=""
+        ),
+    )
+
+
+def _invalid_params(
+    error: ValidationError, _raw: dict[str, Any], _state: CallState
+) -> wire_types.RequestParams:
+    problem = error.errors()[0]
+    where = ".".join(str(part) for part in problem["loc"]) or "params"
+    raise RpcError(jsonrpc.INVALID_PARAMS, f"Invalid params: {where}: {problem['msg']}.")
+
+
+def _unknown_cursor(
+    _error: ValidationError, _raw: dict[str, Any], _state: CallState
+) -> wire_types.PaginatedRequestParams:
+    raise _unknown_cursor_error()
+
+
+def _unknown_cursor_error() -> RpcError:
+    return RpcError(jsonrpc.INVALID_PARAMS, "Invalid params: unknown cursor.")
+
+
+def _method_not_found(method: str) -> RpcError:
+    if method == DISCOVER_METHOD:
+        return RpcError(
+            jsonrpc.METHOD_NOT_FOUND, "Method not found: server/discover; use initialize."
+        )
+    return RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {method}")
+
+
+def _clean_name(name: str) -> str | None:
+    """clientInfo.name fit to store: no NULs, lone surrogates replaced, trimmed; None if empty."""
     name = LONE_SURROGATE.sub("\ufffd", name.replace("\x00", ""))
     return name.strip()[:200] or None

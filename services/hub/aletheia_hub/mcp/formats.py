@@ -1,7 +1,7 @@
 """Every text a tool shows a model, in one voice."""
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -12,6 +12,9 @@ from aletheia_hub.store.memories import MemoryRecord
 from aletheia_hub.store.rules import RuleRecord
 from aletheia_hub.store.search import FactHit, MemoryHit, SearchResult
 from aletheia_hub.store.timeline import Timeline
+
+# The tool name a tool set's texts use for a canonical operation (ToolContext.name).
+ToolName = Callable[[str], str]
 
 MEMORY_TAG: Final = "aletheia-memory"
 DATA_NOTICE: Final = (
@@ -170,9 +173,9 @@ def rule_line(rule: RuleRecord) -> str:
     return line
 
 
-def rules_list(rules: Sequence[RuleRecord]) -> str:
+def rules_list(rules: Sequence[RuleRecord], name: ToolName) -> str:
     if not rules:
-        return "No rules yet. add_rule saves one."
+        return f"No rules yet. {name('add_rule')} saves one."
     return wrap_recalled("\n".join(rule_line(rule) for rule in rules))
 
 
@@ -188,8 +191,8 @@ def rule_saved(rule_id: str, created: bool, redacted: int) -> str:
     return with_redactions(text, redacted)
 
 
-def no_rule(rule_id: str) -> str:
-    return f"No rule with id {rule_id}. list_rules shows the ids."
+def no_rule(rule_id: str, name: ToolName) -> str:
+    return f"No rule with id {rule_id}. {name('list_rules')} shows the ids."
 
 
 def rule_confirmed(rule_id: str, at_ms: int) -> str:
@@ -199,10 +202,10 @@ def rule_confirmed(rule_id: str, at_ms: int) -> str:
     )
 
 
-def dismissed(item_type: str, item_id: int) -> str:
+def dismissed(item_type: str, item_id: int, name: ToolName) -> str:
     return (
         f"Dismissed {item_type} #{item_id}. It is hidden from search and context; "
-        "restore_memory undoes this."
+        f"{name('restore_memory')} undoes this."
     )
 
 
@@ -307,7 +310,7 @@ def _fit_to_budget(
     return kept, left_out
 
 
-def session_context(context: SessionContext) -> str:
+def session_context(context: SessionContext, name: ToolName) -> str:
     """The session-start block, about 6,000 characters: pinned memories, rules, facts and
     requests come first; recent memories fill what is left. Cut at item boundaries."""
     title = f"# Memory for {one_line(context.project)}"
@@ -325,7 +328,9 @@ def session_context(context: SessionContext) -> str:
                 lines.append(current_day)
             lines.append(item.line)
     if not kept:
-        lines.append("Nothing saved for this project yet. save_memory stores what you learn.")
+        lines.append(
+            f"Nothing saved for this project yet. {name('save_memory')} stores what you learn."
+        )
     body = "\n".join(lines)
     more = ""
     if left_out:
@@ -335,7 +340,7 @@ def session_context(context: SessionContext) -> str:
         more = f"; {sum(left_out.values())} more left out to stay short ({parts})"
     economics = (
         f"Context economics: {len(kept)} items listed; ~{(len(body) + 150) // 4} tokens for "
-        f"this block (estimate, chars/4){more}; search, timeline and get_observations fetch "
-        "more."
+        f"this block (estimate, chars/4){more}; {name('search')}, {name('timeline')} and "
+        f"{name('get_observations')} fetch more."
     )
     return wrap_recalled(f"{body}\n{economics}")

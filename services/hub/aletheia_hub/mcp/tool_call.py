@@ -3,17 +3,19 @@
 from collections.abc import Mapping
 from typing import Any
 
+from mcp_types import CallToolRequestParams, CallToolResult, TextContent
 from pydantic import ValidationError
 
 from aletheia_hub import auth
 from aletheia_hub.embed.service import SemanticSearch
+from aletheia_hub.mcp import auditing
 from aletheia_hub.mcp.call_state import CallState
 from aletheia_hub.mcp.context import ToolContext
 from aletheia_hub.mcp.envelope import LONE_SURROGATE
 from aletheia_hub.mcp.errors import RpcError, ToolError
 from aletheia_hub.mcp.registry import Registry, Tool
 from aletheia_hub.mcp.toolsets import ToolSet
-from aletheia_hub.store.audit import Outcome, record_call
+from aletheia_hub.store.audit import Outcome
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.errors import StoreError
 from aletheia_shared import jsonrpc
@@ -24,25 +26,19 @@ def call_tool(
     db: Database,
     tool_set: ToolSet,
     registry: Registry,
-    params: Mapping[str, Any],
+    params: CallToolRequestParams,
     state: CallState,
     semantic: SemanticSearch | None = None,
-) -> dict[str, Any]:
+) -> CallToolResult:
     """Run one tools/call request and return its result (isError on tool failure).
 
     Every call by a token leaves one audit row, however it ends.
     """
-    name = params.get("name")
-    arguments = params.get("arguments")
     outcome: Outcome = "error"
     try:
-        tool = _find_tool(registry, name)
-        if arguments is None:
-            arguments = {}
-        if not isinstance(arguments, dict):
-            raise RpcError(jsonrpc.INVALID_PARAMS, "Invalid params: arguments must be an object.")
+        tool = _find_tool(registry, params.name)
         try:
-            text = _run(db, tool, arguments, state, semantic)
+            text = _run(db, tool_set, tool, params.arguments or {}, state, semantic)
             outcome = "ok"
         except auth.AccessDenied as error:
             outcome, text = "refused", error.message
@@ -50,60 +46,44 @@ def call_tool(
             text = error.message
         return tool_result(text, is_error=outcome != "ok")
     finally:
-        if state.principal.token_id is not None:
-            audit_call(db, tool_set, state, name, arguments, outcome)
+        auditing.audit_call(db, tool_set, state, params.name, params.arguments, outcome)
+
+
+def invalid_params(error: ValidationError, raw: Mapping[str, Any], registry: Registry) -> RpcError:
+    """The error a tools/call earns whose params do not fit CallToolRequestParams: a missing
+    or non-string name first, then an unknown tool, then arguments that are no object."""
+    fields = {problem["loc"][0] for problem in error.errors() if problem["loc"]}
+    if "name" in fields:
+        return _no_tool_name()
+    _find_tool(registry, raw.get("name"))
+    if "arguments" in fields:
+        return RpcError(jsonrpc.INVALID_PARAMS, "Invalid params: arguments must be an object.")
+    problem = error.errors()[0]
+    where = ".".join(str(part) for part in problem["loc"]) or "params"
+    return RpcError(jsonrpc.INVALID_PARAMS, f"Invalid params: {where}: {problem['msg']}.")
+
+
+def _no_tool_name() -> RpcError:
+    return RpcError(jsonrpc.INVALID_PARAMS, "Invalid params: tools/call needs a tool name.")
 
 
 def _find_tool(registry: Registry, name: Any) -> Tool:
     if not isinstance(name, str) or not name:
-        raise RpcError(jsonrpc.INVALID_PARAMS, "Invalid params: tools/call needs a tool name.")
+        raise _no_tool_name()
     tool = registry.find(name)
     if tool is None:
         raise RpcError(jsonrpc.INVALID_PARAMS, f"Unknown tool: {name}")
     return tool
 
 
-def audit_call(
-    db: Database,
-    tool_set: ToolSet,
-    state: CallState,
-    tool_name: Any,
-    arguments: Any,
-    outcome: Outcome,
-) -> None:
-    """One audit row for a tools/call: the tool and its canonical operation, the project it
-    addressed, never its arguments."""
-    requested = arguments.get("project") if isinstance(arguments, dict) else None
-    project = _printable(requested, 200) if isinstance(requested, str) else ""
-    if not project:
-        project = state.principal.default_project or (
-            state.session.project if state.session else ""
-        )
-    tool = _printable(tool_name, 100) if isinstance(tool_name, str) else ""
-    operation = _printable(tool_set.operation(tool_name), 100) if tool else ""
-    with db.write_session() as session:
-        record_call(
-            session=session,
-            token_id=state.principal.token_id,
-            tool=tool or "?",
-            operation=operation or "?",
-            project=project or None,
-            result=outcome,
-        )
-
-
-def _printable(value: str, limit: int) -> str:
-    """A name fit for the audit table: no control characters, bounded length."""
-    return "".join(char for char in value if char.isprintable())[:limit]
-
-
-def tool_result(text: str, *, is_error: bool) -> dict[str, Any]:
+def tool_result(text: str, *, is_error: bool) -> CallToolResult:
     """A CallToolResult with one text block."""
-    return {"content": [{"type": "text", "text": text}], "isError": is_error}
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=is_error)
 
 
 def _run(
     db: Database,
+    tool_set: ToolSet,
     tool: Tool,
     arguments: dict[str, Any],
     state: CallState,
@@ -125,6 +105,8 @@ def _run(
             default_project=session_info.project if session_info else DEFAULT_PROJECT,
             session_id=session_info.id if session_info else None,
             semantic=semantic,
+            text_names=tool_set.text_names,
+            caller_folder=state.caller_folder,
         )
         text = tool.handler(args, context)
     if semantic is not None and tool.access == "write":

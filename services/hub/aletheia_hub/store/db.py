@@ -6,7 +6,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlmodel import Session
 
@@ -26,6 +26,8 @@ class Database:
             _ensure_sqlite_folder(url)
             self.engine = _sqlite_engine(url, begin="BEGIN")
             self._write_engine = _sqlite_engine(url, begin="BEGIN IMMEDIATE")
+            # One statement needs no explicit transaction: SQLite reads it consistently.
+            self._statement_engine = _sqlite_engine(url, begin=None)
         else:
             self.engine = create_engine(
                 url,
@@ -37,6 +39,7 @@ class Database:
                 hide_parameters=True,
             )
             self._write_engine = self.engine
+            self._statement_engine = self.engine
         self._write_lock = threading.Lock() if self.is_sqlite else None
 
     @contextmanager
@@ -44,6 +47,13 @@ class Database:
         """A session for reads; rolled back at the end."""
         with Session(self.engine, expire_on_commit=False) as session:
             yield session
+
+    @contextmanager
+    def statement_connection(self) -> Iterator[Connection]:
+        """A plain connection for one read statement on a hot path (no ORM session, and on
+        SQLite no BEGIN); rolled back at the end."""
+        with self._statement_engine.connect() as connection:
+            yield connection
 
     @contextmanager
     def write_session(self) -> Iterator[Session]:
@@ -59,6 +69,8 @@ class Database:
         self.engine.dispose()
         if self._write_engine is not self.engine:
             self._write_engine.dispose()
+        if self._statement_engine is not self.engine:
+            self._statement_engine.dispose()
 
 
 def _committing_session(engine: Engine) -> Iterator[Session]:
@@ -77,7 +89,7 @@ def _ensure_sqlite_folder(url: str) -> None:
         Path(database).parent.mkdir(parents=True, exist_ok=True)
 
 
-def _sqlite_engine(url: str, *, begin: str) -> Engine:
+def _sqlite_engine(url: str, *, begin: str | None) -> Engine:
     engine = create_engine(
         url,
         connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
@@ -97,8 +109,10 @@ def _sqlite_engine(url: str, *, begin: str) -> Engine:
         cursor.execute(f"PRAGMA mmap_size={SQLITE_MMAP_BYTES}")
         cursor.close()
 
-    @event.listens_for(engine, "begin")
-    def _begin(connection: Any) -> None:
-        connection.exec_driver_sql(begin)
+    if begin is not None:
+
+        @event.listens_for(engine, "begin")
+        def _begin(connection: Any) -> None:
+            connection.exec_driver_sql(begin)
 
     return engine

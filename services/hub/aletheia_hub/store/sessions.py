@@ -2,9 +2,9 @@
 
 import secrets
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
-from sqlalchemy import select, update
+from sqlalchemy import Connection, bindparam, select, update
 from sqlmodel import Session
 
 from aletheia_hub.clock import now_ms
@@ -51,13 +51,15 @@ def create_session(
     return _info(row)
 
 
-def find_active_session(*, session: Session, session_id: str) -> SessionInfo | None:
+# Built once: every MCP request but initialize runs it.
+_ACTIVE_SESSION: Final = select(MCP_SESSIONS).where(
+    MCP_SESSIONS.c.id == bindparam("session_id"), MCP_SESSIONS.c.ended_at_ms.is_(None)
+)
+
+
+def find_active_session(*, session: Session | Connection, session_id: str) -> SessionInfo | None:
     """The session with this id, unless it is unknown or ended."""
-    row = session.execute(
-        select(MCP_SESSIONS).where(
-            MCP_SESSIONS.c.id == session_id, MCP_SESSIONS.c.ended_at_ms.is_(None)
-        )
-    ).first()
+    row = session.execute(_ACTIVE_SESSION, {"session_id": session_id}).first()
     return _info(row) if row is not None else None
 
 

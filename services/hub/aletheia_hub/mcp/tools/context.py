@@ -18,7 +18,7 @@ def session_start_context(args: SessionStartArgs, ctx: ToolContext) -> str:
     context = gather_context(
         session=ctx.session, project=ctx.project(args.project), limit=args.limit
     )
-    return formats.session_context(context)
+    return formats.session_context(context, ctx.name)
 
 
 SESSION_START_CONTEXT = Tool(

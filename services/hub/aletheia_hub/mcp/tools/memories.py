@@ -115,7 +115,7 @@ def dismiss_memory(args: DismissArgs, ctx: ToolContext) -> str:
         reason=args.reason,
         tool=ctx.caller_tool,
     )
-    return formats.dismissed(args.type, args.id)
+    return formats.dismissed(args.type, args.id, ctx.name)
 
 
 def restore_memory(args: RestoreArgs, ctx: ToolContext) -> str:

@@ -23,7 +23,7 @@ class ListRulesArgs(ToolArgs):
 def list_rules(_args: ListRulesArgs, ctx: ToolContext) -> str:
     visible = rules.list_rules(session=ctx.session, projects=ctx.principal.projects)
     shown = [replace(rule, reach=auth.visible_reach(ctx.principal, rule.reach)) for rule in visible]
-    return formats.rules_list(shown)
+    return formats.rules_list(shown, ctx.name)
 
 
 class AddRuleArgs(ToolArgs):
@@ -82,7 +82,7 @@ def confirm_rule(args: ConfirmRuleArgs, ctx: ToolContext) -> str:
     rule_id = args.id.strip()
     found, reach = rules.find_rule_reach(session=ctx.session, rule_id=rule_id)
     if not found or not auth.sees_rule(ctx.principal, reach):
-        raise ToolError(formats.no_rule(rule_id))
+        raise ToolError(formats.no_rule(rule_id, ctx.name))
     auth.check_rule_change(ctx.principal, rule_id, reach)
     at = rules.confirm_rule(session=ctx.session, rule_id=rule_id)
     return formats.rule_confirmed(rule_id, at)

@@ -1,0 +1,57 @@
+"""Audit rows for tools/call: the tool, its canonical operation, the project and the outcome;
+never the arguments."""
+
+from collections.abc import Iterable
+from typing import Any
+
+from aletheia_hub.mcp.call_state import CallState
+from aletheia_hub.mcp.envelope import Call
+from aletheia_hub.mcp.toolsets import ToolSet
+from aletheia_hub.store.audit import Outcome, record_call
+from aletheia_hub.store.db import Database
+
+
+def audit_call(
+    db: Database,
+    tool_set: ToolSet,
+    state: CallState,
+    tool_name: Any,
+    arguments: Any,
+    outcome: Outcome,
+) -> None:
+    """One audit row for a tools/call by a token; calls without a token leave none."""
+    if state.principal.token_id is None:
+        return
+    requested = arguments.get("project") if isinstance(arguments, dict) else None
+    project = _printable(requested, 200) if isinstance(requested, str) else ""
+    if not project:
+        project = state.principal.default_project or (
+            state.session.project if state.session else ""
+        )
+    tool = _printable(tool_name, 100) if isinstance(tool_name, str) else ""
+    operation = _printable(tool_set.operation(tool_name), 100) if tool else ""
+    with db.write_session() as session:
+        record_call(
+            session=session,
+            token_id=state.principal.token_id,
+            tool=tool or "?",
+            operation=operation or "?",
+            project=project or None,
+            result=outcome,
+        )
+
+
+def audit_refused(
+    db: Database, tool_set: ToolSet, calls: Iterable[Call], state: CallState, outcome: Outcome
+) -> None:
+    """An audit row for every tools/call that was refused before it could run."""
+    for call in calls:
+        if call.method == "tools/call":
+            audit_call(
+                db, tool_set, state, call.params.get("name"), call.params.get("arguments"), outcome
+            )
+
+
+def _printable(value: str, limit: int) -> str:
+    """A name fit for the audit table: no control characters, bounded length."""
+    return "".join(char for char in value if char.isprintable())[:limit]
