@@ -1,0 +1,181 @@
+"""A managed block in a text file: our lines between two HTML comment markers, and nothing
+outside them ever changed. Pure file work: plan changes, show them as a diff, write them.
+
+A block named `aletheia-x` sits between `<!-- aletheia-x -->` and `<!-- /aletheia-x -->`. Its
+second line records what we added around it, so removing it gives back the user's bytes
+exactly: `created=yes` when we created the file, `lead=N` for the newlines we put before the
+block to start it on its own paragraph.
+"""
+
+import difflib
+import os
+import re
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One file's content before and after; None before: created, None after: deleted."""
+
+    path: Path
+    before: str | None
+    after: str | None
+
+
+class ChangedMeanwhile(Exception):
+    """A file changed between planning a change to it and writing it."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(f"{path} changed while it was being updated; run the command again.")
+        self.path = path
+
+
+class BlockFormat:
+    """The markers of one kind of block, and the edits that keep the user's text intact."""
+
+    def __init__(self, name: str) -> None:
+        self.open_marker = f"<!-- {name} -->"
+        self.close_marker = f"<!-- /{name} -->"
+        self._meta_prefix = f"<!-- {name}-meta"
+        self._meta = re.compile(
+            re.escape(self._meta_prefix) + r" created=(yes|no) lead=(\d+) -->\n"
+        )
+        self._block = re.compile(
+            re.escape(self.open_marker)
+            + r"\n(?P<meta>(?:"
+            + self._meta.pattern
+            + r")?)(?s:.*?)"
+            + re.escape(self.close_marker)
+            + r"\n?"
+        )
+
+    def render(self, body: str, *, created: bool, lead: int) -> str:
+        meta = f"{self._meta_prefix} created={'yes' if created else 'no'} lead={lead} -->\n"
+        return f"{self.open_marker}\n{meta}{body}{self.close_marker}\n"
+
+    def holds_block(self, text: str) -> bool:
+        return self._block.search(text) is not None
+
+    def with_block(self, before: str | None, body: str) -> str:
+        """The text with our block holding `body`: replaced where it is, else appended (the
+        file created when there is none). Extra copies of the block are dropped."""
+        if before is None:
+            return self.render(body, created=True, lead=0)
+        match = self._block.search(before)
+        if match is None:
+            lead = lead_for(before)
+            return before + "\n" * lead + self.render(body, created=False, lead=lead)
+        created, lead = self._meta_of(match)
+        rest = self.without_blocks(before[match.end() :])
+        return before[: match.start()] + self.render(body, created=created, lead=lead) + rest
+
+    def removal(self, path: Path, before: str | None) -> Change | None:
+        """The change that takes our blocks out of a file; it deletes a file we created that
+        holds nothing else. None when there is no block."""
+        if before is None or self._block.search(before) is None:
+            return None
+        created = any(self._meta_of(match)[0] for match in self._block.finditer(before))
+        after = self.without_blocks(before)
+        return Change(path, before, None if created and after == "" else after)
+
+    def without_blocks(self, text: str) -> str:
+        """The text without our blocks and without the newlines we put before each."""
+        pieces: list[str] = []
+        position = 0
+        for match in self._block.finditer(text):
+            kept = text[position : match.start()]
+            lead = self._meta_of(match)[1]
+            if lead and kept.endswith("\n" * lead):
+                kept = kept[:-lead]
+            pieces.append(kept)
+            position = match.end()
+        pieces.append(text[position:])
+        return "".join(pieces)
+
+    def _meta_of(self, match: "re.Match[str]") -> tuple[bool, int]:
+        meta = self._meta.fullmatch(match.group("meta"))
+        if meta is None:
+            return False, 0
+        return meta.group(1) == "yes", int(meta.group(2))
+
+
+def lead_for(text: str) -> int:
+    """Newlines that start a block on its own paragraph after the user's text."""
+    if text == "" or text.endswith("\n\n"):
+        return 0
+    return 1 if text.endswith("\n") else 2
+
+
+def clean_line(text: str, limit: int) -> str:
+    """One line, bounded, that cannot open or close a comment (and so cannot end a block)."""
+    line = " ".join(text.split())
+    if len(line) > limit:
+        line = line[: limit - 1] + "…"
+    return line.replace("<!--", "<!-").replace("-->", "->")
+
+
+def read_text(path: Path) -> str | None:
+    """A file's text, byte for byte (undecodable bytes kept as escapes), or None if absent."""
+    try:
+        return path.read_bytes().decode("utf-8", "surrogateescape")
+    except FileNotFoundError:
+        return None
+
+
+def apply(changes: Iterable[Change]) -> None:
+    """Write each change atomically; refuse a file that changed since it was planned."""
+    for change in changes:
+        if read_text(change.path) != change.before:
+            raise ChangedMeanwhile(change.path)
+        if change.after is None:
+            change.path.unlink()
+        else:
+            change.path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomically(change.path, change.after)
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Replace the file in one step (a temporary file beside it, then a rename), keeping its
+    permissions; a reader sees the old text or the new, never a half-written file."""
+    mode = path.stat().st_mode & 0o7777 if path.exists() else None
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(text.encode("utf-8", "surrogateescape"))
+            file.flush()
+            os.fsync(file.fileno())
+        if mode is not None:
+            os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def display_name(path: Path, root: Path | None) -> str:
+    """The path relative to the root when it lies under it, else as it is."""
+    if root is not None:
+        try:
+            return path.relative_to(root.expanduser().resolve()).as_posix()
+        except ValueError:
+            pass
+    return str(path)
+
+
+def diff(changes: Iterable[Change], root: Path | None = None) -> str:
+    """A unified diff of the changes, paths relative to the root; empty when nothing changes."""
+    parts: list[str] = []
+    for change in changes:
+        name = display_name(change.path, root)
+        parts.extend(
+            difflib.unified_diff(
+                (change.before or "").splitlines(keepends=True),
+                (change.after or "").splitlines(keepends=True),
+                fromfile="/dev/null" if change.before is None else f"a/{name}",
+                tofile="/dev/null" if change.after is None else f"b/{name}",
+            )
+        )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in parts)
