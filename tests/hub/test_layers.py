@@ -21,6 +21,7 @@ LAYERS: Final = {
     "folder_context": SHARED,
     "managed_block": SHARED,
     "ratelimit": SHARED,
+    "metrics": SHARED,
     "store": 1,
     "auth": 2,
     "embed": 2,

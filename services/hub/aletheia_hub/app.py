@@ -10,12 +10,13 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
 from aletheia_hub.embed.service import SemanticSearch
-from aletheia_hub.http import health, mcp_endpoint, requests_api
+from aletheia_hub.http import health, mcp_endpoint, metrics, requests_api
 from aletheia_hub.http.auth import AuthenticationError, authentication_error_handler
 from aletheia_hub.http.errors import store_unavailable_handler
 from aletheia_hub.http.guard import OriginHostGuard, is_loopback_bind
 from aletheia_hub.mcp.dispatch import Dispatcher
 from aletheia_hub.mcp.toolsets import ALETHEIA, ToolSet
+from aletheia_hub.metrics import Metrics
 from aletheia_hub.ratelimit import TokenRateLimiter
 from aletheia_hub.settings import Settings
 from aletheia_hub.store.db import Database
@@ -60,8 +61,10 @@ def create_app(settings: Settings, tool_sets: Sequence[ToolSet] = TOOL_SETS) -> 
     app.state.store_id = None
     semantic = SemanticSearch(db, enabled=settings.embedder == "auto")
     app.state.semantic = semantic
+    app.state.metrics = recorder = Metrics()
     dispatchers = [
-        Dispatcher(db=db, tool_set=tool_set, semantic=semantic) for tool_set in tool_sets
+        Dispatcher(db=db, tool_set=tool_set, semantic=semantic, recorder=recorder)
+        for tool_set in tool_sets
     ]
     app.state.rate_limiter = (
         TokenRateLimiter(
@@ -75,6 +78,7 @@ def create_app(settings: Settings, tool_sets: Sequence[ToolSet] = TOOL_SETS) -> 
     app.add_exception_handler(AuthenticationError, authentication_error_handler)
     app.add_exception_handler(SQLAlchemyError, store_unavailable_handler)
     app.include_router(health.router)
+    app.include_router(metrics.router)
     for dispatcher in dispatchers:
         app.include_router(mcp_endpoint.tool_set_router(dispatcher))
     app.include_router(requests_api.router)

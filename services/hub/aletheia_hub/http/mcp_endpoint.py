@@ -11,6 +11,7 @@ from urllib.parse import unquote
 from fastapi import APIRouter, Request, Response
 from starlette.concurrency import run_in_threadpool
 
+from aletheia_hub import metrics
 from aletheia_hub.auth import Principal
 from aletheia_hub.http.auth import PrincipalDep, authenticate
 from aletheia_hub.http.deps import RateLimiterDep, SettingsDep
@@ -158,6 +159,7 @@ def _admit(
     grant = limiter.take(state.principal.token_id, cost)
     if grant.granted == cost:
         return limits
+    dispatcher.metrics.count(metrics.RATE_LIMITED, cost - grant.granted)
     message = _rate_limit_message(settings, grant.retry_after_seconds)
     if grant.granted == 0:
         dispatcher.audit_refused(body.tool_calls, state, "rate-limited")

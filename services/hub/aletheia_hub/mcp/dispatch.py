@@ -2,12 +2,14 @@
 every transport."""
 
 import logging
+import time
 from collections.abc import Iterable
 from typing import Any, Final
 
 import mcp_types as wire_types
 from pydantic import ValidationError
 
+from aletheia_hub import metrics
 from aletheia_hub.auth import Principal
 from aletheia_hub.embed.service import SemanticSearch
 from aletheia_hub.mcp import auditing, tool_call
@@ -43,9 +45,15 @@ class Dispatcher:
     """Answers JSON-RPC messages for one tool set with its registry, sessions and the store."""
 
     def __init__(
-        self, *, db: Database, tool_set: ToolSet, semantic: SemanticSearch | None = None
+        self,
+        *,
+        db: Database,
+        tool_set: ToolSet,
+        semantic: SemanticSearch | None = None,
+        recorder: metrics.Metrics | None = None,
     ) -> None:
         self.db = db
+        self.metrics = recorder or metrics.Metrics()
         self.tool_set = tool_set
         self.registry = Registry(tool_set.tools)
         self.semantic = semantic
@@ -81,7 +89,14 @@ class Dispatcher:
         auditing.audit_refused(self.db, self.tool_set, calls, state, outcome)
 
     def handle(self, call: Call, state: CallState) -> Response:
-        """The reply to one well-formed request; every failure becomes a JSON-RPC error."""
+        """The reply to one well-formed request; every failure becomes a JSON-RPC error.
+        Each is counted, timed and (when it failed) counted by kind in the metrics."""
+        started = time.perf_counter()
+        reply = self._reply(call, state)
+        self._record(call, reply, time.perf_counter() - started)
+        return reply
+
+    def _reply(self, call: Call, state: CallState) -> Response:
         try:
             method = self.methods.get(call.method)
             if method is None:
@@ -96,6 +111,18 @@ class Dispatcher:
                 jsonrpc.INTERNAL_ERROR,
                 f"Internal error while handling {call.method[:100]}; the hub log has the details.",
             )
+
+    def _record(self, call: Call, reply: Response, seconds: float) -> None:
+        # Only known names become labels: a caller must not grow the metrics without end.
+        method = call.method if call.method in self.methods else "unknown"
+        tool = ""
+        if method == "tools/call":
+            name = call.params.get("name")
+            tool = name if isinstance(name, str) and self.registry.find(name) else "unknown"
+        self.metrics.observe_request(seconds, method=method, tool=tool)
+        kind = metrics.error_kind(reply)
+        if kind is not None:
+            self.metrics.count(metrics.ERRORS, kind=kind, method=method)
 
     def _initialize(
         self, params: wire_types.InitializeRequestParams, state: CallState

@@ -1,0 +1,65 @@
+"""GET /metrics: the hub's counters and gauges in the Prometheus text format.
+
+The local hub serves it to whoever may call it (its API key when one is set); the team hub
+only to an admin token.
+"""
+
+from typing import Final
+
+from fastapi import APIRouter, HTTPException, Request, Response
+from starlette.concurrency import run_in_threadpool
+
+from aletheia_hub.embed.service import SemanticSearch
+from aletheia_hub.http.auth import authenticate
+from aletheia_hub.metrics import Gauge, Metrics
+from aletheia_hub.settings import Settings
+from aletheia_hub.store.db import Database
+from aletheia_hub.store.stats import row_counts, store_size_bytes
+from aletheia_hub.store.vectors import count_pending
+
+router = APIRouter()
+CONTENT_TYPE: Final = "text/plain; version=0.0.4; charset=utf-8"
+
+
+@router.get("/metrics")
+async def metrics(request: Request) -> Response:
+    body = await run_in_threadpool(_scrape, request)
+    return Response(body, media_type=CONTENT_TYPE)
+
+
+def _scrape(request: Request) -> str:
+    settings: Settings = request.app.state.settings
+    db: Database = request.app.state.db
+    principal = authenticate(request, settings, db)
+    if principal.scope != "admin":
+        raise HTTPException(403, "Forbidden: /metrics needs an admin token on the team hub.")
+    recorder: Metrics = request.app.state.metrics
+    return recorder.render(store_gauges(db, request.app.state.semantic))
+
+
+def store_gauges(db: Database, semantic: SemanticSearch) -> list[Gauge]:
+    """What the store holds and what waits in the background, read now."""
+    gauges = [Gauge("aletheia_store_bytes", "Bytes the store takes on disk.", store_size_bytes(db))]
+    gauges += [
+        Gauge("aletheia_store_rows", "Rows in the store's main tables.", count, {"table": table})
+        for table, count in row_counts(db).items()
+    ]
+    model = semantic.model_name
+    if model is not None:
+        with db.read_session() as session:
+            pending = count_pending(session=session, model=model)
+        gauges.append(
+            Gauge(
+                "aletheia_embeddings_pending",
+                "Memories and facts waiting for a vector of the current model.",
+                pending,
+            )
+        )
+    gauges.append(
+        Gauge(
+            "aletheia_embedder_ready",
+            "1 when meaning-based search is ready, 0 when it is loading, off or unavailable.",
+            1 if semantic.state == "ready" else 0,
+        )
+    )
+    return gauges
