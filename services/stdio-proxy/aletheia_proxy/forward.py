@@ -41,7 +41,7 @@ class Forwarder:
         except HubUnreachable as error:
             return self._unreachable(line, error)
         except NoHub as error:
-            return replies.error_line(line, jsonrpc.SERVER_ERROR, str(error))
+            return _failed(line, jsonrpc.SERVER_ERROR, str(error))
         return self._answer(line, response)
 
     def _unreachable(self, line: bytes, error: HubUnreachable) -> bytes | None:
@@ -56,7 +56,7 @@ class Forwarder:
                 "may have run it. Check before you retry; if it keeps happening, see the hub's "
                 "log (hub.log in the data dir for a hub aletheia-mcp started)."
             )
-        return replies.error_line(line, jsonrpc.SERVER_ERROR, message)
+        return _failed(line, jsonrpc.SERVER_ERROR, message)
 
     def _ensure_hub(self) -> None:
         """Before the first line, and whenever the hub may have changed: check (or find, or
@@ -104,9 +104,8 @@ class Forwarder:
         if status == 400 and replies.is_message_error(body):
             return body
         message = _explain(status, replies.hub_message(body), response.headers.get("Retry-After"))
-        logger.warning("hub answered HTTP %s: %s", status, message)
         code = jsonrpc.RATE_LIMITED if status == 429 else jsonrpc.SERVER_ERROR
-        return replies.error_line(line, code, message)
+        return _failed(line, code, message)
 
 
 def run(stdin: BinaryIO, stdout: BinaryIO, forwarder: Forwarder) -> None:
@@ -119,6 +118,28 @@ def run(stdin: BinaryIO, stdout: BinaryIO, forwarder: Forwarder) -> None:
         if reply is not None:
             stdout.write(reply.replace(b"\n", b" ") + b"\n")
             stdout.flush()
+
+
+def _failed(line: bytes, code: int, message: str) -> bytes | None:
+    """The error reply for a line that could not be forwarded, and one stderr line saying so:
+    a host shows the error to its model, but only stderr reaches the person who can fix it."""
+    logger.warning("forward failed: %s: %s", _describe(line), message)
+    return replies.error_line(line, code, message)
+
+
+def _describe(line: bytes) -> str:
+    """`tools/call id 7`, `batch of 3`, or `unparsable line` for the stderr note."""
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return "unparsable line"
+    if isinstance(message, list):
+        return f"batch of {len(message)}"
+    if not isinstance(message, dict):
+        return "non-message line"
+    method = str(message.get("method", "?"))[:60]
+    request_id = message.get("id")
+    return method if request_id is None else f"{method} id {str(request_id)[:40]}"
 
 
 def _is_initialize(line: bytes) -> bool:
