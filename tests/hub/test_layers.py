@@ -18,6 +18,7 @@ LAYERS: Final = {
     "settings": SHARED,
     "redact": SHARED,
     "clock": SHARED,
+    "cursors": SHARED,
     "folder_context": SHARED,
     "managed_block": SHARED,
     "ratelimit": SHARED,

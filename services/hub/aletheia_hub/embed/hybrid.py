@@ -13,6 +13,7 @@ from aletheia_hub.embed.service import SemanticSearch
 from aletheia_hub.store.search import SearchQuery, SearchResult, search
 from aletheia_hub.store.search.candidates import visible_memory_hits
 from aletheia_hub.store.search.dates import date_span, without_phrase
+from aletheia_hub.store.search.engine import reachable
 
 Mode = Literal["keyword", "vector", "hybrid"]
 CANDIDATE_DEPTH: Final = 50
@@ -29,6 +30,7 @@ def hybrid_search(
     *, session: Session, query: SearchQuery, semantic: SemanticSearch | None, mode: Mode
 ) -> HybridResult:
     """Search in `mode`; hybrid and vector fall back to keywords while vectors are missing."""
+    query = reachable(session=session, query=query)
     ranked = query.text is not None and query.file is None and query.order == "relevance"
     text = query.text or ""
     wants_meaning = ranked and mode != "keyword"
@@ -52,7 +54,12 @@ def hybrid_search(
     similarity_of: dict[int, float] = {}
     if vector is not None and semantic is not None:
         near = semantic.nearest(
-            session, vector, kind="memory", projects=query.projects, limit=depth * 2
+            session,
+            vector,
+            kind="memory",
+            # User-wide memories may live in any project: the filters below keep the visible.
+            projects=query.projects if query.scope == "project" else None,
+            limit=depth * 2,
         )
         hits.update(
             visible_memory_hits(

@@ -3,13 +3,14 @@
 from dataclasses import dataclass
 from typing import Final
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
 from sqlmodel import Session
 
 from aletheia_hub.store.facts import FactRecord, active_facts
 from aletheia_hub.store.rules import RuleRecord, list_rules
 from aletheia_hub.store.search import MemoryHit
-from aletheia_hub.store.search.filters import hit_columns
+from aletheia_hub.store.search.filters import hit_columns, owned_by
+from aletheia_hub.store.search.model import PROJECT_SCOPE
 from aletheia_hub.store.tables import EPISODES, MEMORIES
 
 MAX_PINNED: Final = 20
@@ -35,10 +36,16 @@ class SessionContext:
     rules: list[RuleRecord]
 
 
-def gather_context(*, session: Session, project: str, limit: int) -> SessionContext:
-    """Everything session_start_context shows, newest first within each part."""
+def gather_context(
+    *, session: Session, project: str, limit: int, owner: str | None = None
+) -> SessionContext:
+    """Everything session_start_context shows, newest first within each part: current
+    revisions of the project's memories, of project scope or user-wide ones of `owner`."""
     visible = select(*hit_columns(MEMORIES)).where(
-        MEMORIES.c.project == project, MEMORIES.c.dismissed_at_ms.is_(None)
+        MEMORIES.c.project == project,
+        MEMORIES.c.dismissed_at_ms.is_(None),
+        MEMORIES.c.superseded_at_ms.is_(None),
+        or_(MEMORIES.c.scope == PROJECT_SCOPE, owned_by(MEMORIES, owner)),
     )
     newest = (MEMORIES.c.created_at_ms.desc(), MEMORIES.c.id.desc())
     pinned = session.execute(

@@ -16,11 +16,10 @@ from aletheia_hub.store.entries import next_entry_id
 from aletheia_hub.store.facts import FactInput, record_facts
 from aletheia_hub.store.models import Memory, MemoryFile
 from aletheia_hub.store.search import index_memory
+from aletheia_hub.store.search.model import PROJECT_SCOPE, USER_SCOPE
 from aletheia_hub.store.tables import FACTS, MEMORIES, MEMORY_FILES
 
 TITLE_FROM_TEXT_CHARS = 100
-PROJECT_SCOPE = "project"
-USER_SCOPE = "user"
 DEFAULT_IMPORTANCE = 3
 
 
@@ -219,9 +218,22 @@ def get_memories(
             created_at_ms=row.created_at_ms,
             files=files.get(row.id, ()),
             facts=facts.get(row.id, ()),
+            scope=row.scope,
+            owner=row.owner,
+            importance=row.importance,
+            concepts=concepts_of(row.concepts_json),
+            revision_of=row.revision_of,
+            superseded_at_ms=row.superseded_at_ms,
+            revision_reason=row.revision_reason,
         )
         for row in rows
     ]
+
+
+def concepts_of(concepts_json: str) -> tuple[str, ...]:
+    """The concepts stored as a JSON list on a memory row."""
+    loaded = json.loads(concepts_json)
+    return tuple(str(concept) for concept in loaded) if isinstance(loaded, list) else ()
 
 
 def _find_by_hash(session: Session, project: str, digest: str) -> int | None:

@@ -7,7 +7,8 @@ from sqlalchemy import and_, or_, select
 from sqlmodel import Session
 
 from aletheia_hub.store.search import MemoryHit, SearchQuery, search
-from aletheia_hub.store.search.filters import hit_columns
+from aletheia_hub.store.search.filters import hit_columns, owned_by
+from aletheia_hub.store.search.model import PROJECT_SCOPE
 from aletheia_hub.store.tables import MEMORIES
 
 
@@ -40,10 +41,16 @@ def find_anchor(
     return None
 
 
-def timeline(*, session: Session, anchor: MemoryHit, before: int, after: int) -> Timeline:
-    """Up to `before` and `after` visible memories of the anchor's project around it."""
+def timeline(
+    *, session: Session, anchor: MemoryHit, before: int, after: int, owner: str | None = None
+) -> Timeline:
+    """Up to `before` and `after` visible memories of the anchor's project around it: current
+    revisions, of project scope or user-wide ones of `owner`."""
     base = select(*hit_columns(MEMORIES)).where(
-        MEMORIES.c.project == anchor.project, MEMORIES.c.dismissed_at_ms.is_(None)
+        MEMORIES.c.project == anchor.project,
+        MEMORIES.c.dismissed_at_ms.is_(None),
+        MEMORIES.c.superseded_at_ms.is_(None),
+        or_(MEMORIES.c.scope == PROJECT_SCOPE, owned_by(MEMORIES, owner)),
     )
     earlier = or_(
         MEMORIES.c.created_at_ms < anchor.created_at_ms,

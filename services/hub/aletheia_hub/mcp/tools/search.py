@@ -50,7 +50,8 @@ class SearchArgs(ToolArgs):
     offset: int = Field(default=0, ge=0, le=100_000, description="Rows to skip.")
     since: Moment = None
     until: Moment = None
-    older_than_days: int | float | None = Field(
+    # float, not int | float: constraints on a union reach the wire schema as bare ge/le keys.
+    older_than_days: float | None = Field(
         default=None,
         le=3_000_000,
         ge=0,
@@ -88,6 +89,7 @@ def search(args: SearchArgs, ctx: ToolContext) -> str:
         order=args.order,
         limit=args.limit,
         offset=args.offset,
+        owner=ctx.principal.token_id,  # whose user-wide memories it also reaches
     )
     found = hybrid_search(session=ctx.session, query=query, semantic=ctx.semantic, mode=args.mode)
     result = found.result
@@ -148,7 +150,11 @@ def timeline(args: TimelineArgs, ctx: ToolContext) -> str:
     if anchor is None:
         return "Nothing to anchor on."
     view = timeline_store.timeline(
-        session=ctx.session, anchor=anchor, before=args.before, after=args.after
+        session=ctx.session,
+        anchor=anchor,
+        before=args.before,
+        after=args.after,
+        owner=ctx.principal.token_id,
     )
     return formats.timeline(view)
 

@@ -3,6 +3,7 @@
 import math
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from types import ModuleType
 from typing import Any, Final
 
@@ -10,7 +11,7 @@ from sqlalchemy import and_, func, select
 from sqlmodel import Session
 
 from aletheia_hub.store.search import postgres_backend, sqlite_backend
-from aletheia_hub.store.search.filters import date_order, hit_columns, memory_filters
+from aletheia_hub.store.search.filters import date_order, hit_columns, memory_filters, owned_by
 from aletheia_hub.store.search.maxscore import Over, QueryTerm, top_memories
 from aletheia_hub.store.search.model import MemoryHit, SearchQuery, SearchResult
 from aletheia_hub.store.search.terms import query_terms
@@ -52,6 +53,7 @@ def search(*, session: Session, query: SearchQuery) -> SearchResult:
     Memories come in relevance order, exactly as if every match were scored (see maxscore),
     or by date.
     """
+    query = reachable(session=session, query=query)
     if query.file is not None:
         return SearchResult(memories=_by_file(session, query))
     words = query_terms(query.text or "")
@@ -61,7 +63,7 @@ def search(*, session: Session, query: SearchQuery) -> SearchResult:
     terms, common = _weigh_terms(session, backend, words)
     kept = [term.text for term in terms]
     facts = []
-    if query.offset == 0 and query.type is None and query.kind is None:
+    if query.offset == 0 and query.type is None and query.types is None and query.kind is None:
         facts = backend.match_facts(session, query, kept, min(MAX_FACT_HITS, query.limit))
     if query.order != "relevance":
         memories: list[MemoryHit] = backend.match_by_date(session, query, kept)
@@ -70,12 +72,27 @@ def search(*, session: Session, query: SearchQuery) -> SearchResult:
     return SearchResult(facts=facts, memories=memories, terms=kept, ignored_common=common)
 
 
+def reachable(*, session: Session, query: SearchQuery) -> SearchQuery:
+    """The query, its scope narrowed to project when the owner has no user-scope memory.
+
+    The results are the same, and a project scope lets a backend match projects inside its
+    index: a store without user-wide memories searches exactly as before they existed.
+    """
+    if query.scope != "all":
+        return query
+    held = session.execute(
+        select(MEMORIES.c.id).where(owned_by(MEMORIES, query.owner)).limit(1)
+    ).first()
+    return query if held is not None else replace(query, scope="project")
+
+
 def rank_every_match(*, session: Session, query: SearchQuery) -> list[MemoryHit]:
     """The memories search() ranks by relevance, found by scoring every match in one pass.
 
     Nothing is pruned or shortlisted: this is the reference search() must equal, for tests
     and benchmarks.
     """
+    query = reachable(session=session, query=query)
     words = query_terms(query.text or "")
     if not words:
         return []
@@ -167,7 +184,11 @@ def _by_file(session: Session, query: SearchQuery) -> list[MemoryHit]:
     statement = (
         select(*hit_columns(MEMORIES))
         .where(MEMORIES.c.id.in_(matching))
-        .where(memory_filters(MEMORIES, SearchQuery(projects=query.projects)))
+        .where(
+            memory_filters(
+                MEMORIES, SearchQuery(projects=query.projects, scope=query.scope, owner=query.owner)
+            )
+        )
         .order_by(*date_order(MEMORIES, query))
         .limit(query.limit)
     )

@@ -2,9 +2,9 @@
 
 from typing import Any
 
-from sqlalchemy import ColumnElement, Table, and_
+from sqlalchemy import ColumnElement, Table, and_, or_
 
-from aletheia_hub.store.search.model import SearchQuery
+from aletheia_hub.store.search.model import PROJECT_SCOPE, USER_SCOPE, SearchQuery
 
 
 def hit_columns(table: Table) -> list[Any]:
@@ -34,12 +34,16 @@ def fact_hit_columns(table: Table) -> list[Any]:
 
 
 def memory_filters(table: Table, query: SearchQuery) -> ColumnElement[bool]:
-    """Visible rows that pass the query's project, type, kind and date filters."""
-    conditions: list[Any] = [table.c.dismissed_at_ms.is_(None)]
-    if query.projects is not None:
-        conditions.append(table.c.project.in_(list(query.projects)))
+    """Visible rows that pass the query's scope, project, type, kind and date filters."""
+    conditions: list[Any] = [
+        table.c.dismissed_at_ms.is_(None),
+        table.c.superseded_at_ms.is_(None),
+        scope_filter(table, query),
+    ]
     if query.type is not None:
         conditions.append(table.c.type == query.type)
+    if query.types is not None:
+        conditions.append(table.c.type.in_(list(query.types)))
     if query.kind is not None:
         conditions.append(table.c.kind == query.kind)
     if query.since_ms is not None:
@@ -47,6 +51,24 @@ def memory_filters(table: Table, query: SearchQuery) -> ColumnElement[bool]:
     if query.until_ms is not None:
         conditions.append(table.c.created_at_ms < query.until_ms)
     return and_(*conditions)
+
+
+def scope_filter(table: Table, query: SearchQuery) -> ColumnElement[bool]:
+    """Project-scope rows of the query's projects, the owner's user-scope rows, or both."""
+    in_projects: list[Any] = [table.c.scope == PROJECT_SCOPE]
+    if query.projects is not None:
+        in_projects.append(table.c.project.in_(list(query.projects)))
+    of_project = and_(*in_projects)
+    if query.scope == "project":
+        return of_project
+    of_user = owned_by(table, query.owner)
+    return of_user if query.scope == "user" else or_(of_project, of_user)
+
+
+def owned_by(table: Table, owner: str | None) -> ColumnElement[bool]:
+    """User-scope rows of this owner (None: the local server's one user)."""
+    owned = table.c.owner.is_(None) if owner is None else table.c.owner == owner
+    return and_(table.c.scope == USER_SCOPE, owned)
 
 
 def fact_filters(table: Table, query: SearchQuery) -> ColumnElement[bool]:

@@ -2,26 +2,38 @@
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Final, Literal
 
 Order = Literal["relevance", "date_desc", "date_asc"]
+# Which memories a search reaches: those of its projects, the caller's user-wide ones (from any
+# project), or both.
+Scope = Literal["project", "user", "all"]
+PROJECT_SCOPE: Final = "project"
+USER_SCOPE: Final = "user"
 
 
 @dataclass(frozen=True, slots=True)
 class SearchQuery:
-    """One search; `projects` None means every project."""
+    """One search; `projects` None means every project.
+
+    `owner` is whose user-scope memories the search may reach (a token id; None for the one
+    user of the local server).
+    """
 
     text: str | None = None
     file: str | None = None
     file_suffix: bool = False
     projects: Sequence[str] | None = None
     type: str | None = None
+    types: Sequence[str] | None = None  # any of these types (with `type`, both must hold)
     kind: str | None = None
     since_ms: int | None = None
     until_ms: int | None = None  # exclusive upper bound
     order: Order = "relevance"
     limit: int = 20
     offset: int = 0
+    scope: Scope = "all"
+    owner: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

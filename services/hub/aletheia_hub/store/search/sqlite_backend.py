@@ -112,7 +112,7 @@ def term_bounds(
 
 
 def match_by_date(session: Session, query: SearchQuery, terms: Sequence[str]) -> list[MemoryHit]:
-    if query.projects is not None and not query.projects:
+    if _reaches_nothing(query):
         return []
     match = _match_expression("title body files", [terms], _projects_to_match(session, query))
     # Matches as a list: joined, SQLite may walk a project's memories by date and restart the
@@ -146,7 +146,7 @@ def rank_memories(
     plus, term by term, its bm25 over each other term alone, added in the order in which a
     single bm25 over all the terms adds them: the same number, bit for bit.
     """
-    if query.projects is not None and not query.projects:
+    if _reaches_nothing(query):
         return []
     texts = [term.text for term in terms]
     columns, projects = "title body files", _projects_to_match(session, query)
@@ -169,10 +169,16 @@ def rank_memories(
     return _filtered_first(session, query, scoring, wanted)
 
 
+def _reaches_nothing(query: SearchQuery) -> bool:
+    """An empty project list reaches no memory, unless user-wide memories are wanted too."""
+    return query.scope == "project" and query.projects is not None and not query.projects
+
+
 def _projects_to_match(session: Session, query: SearchQuery) -> Sequence[str] | None:
-    """The query's projects, to match inside FTS5; None when they hold every memory: their
-    terms would only cost bm25 a pass over the whole index."""
-    if query.projects is None:
+    """The query's projects, to match inside FTS5; None when they hold every memory (their
+    terms would only cost bm25 a pass over the whole index) or when user-wide memories of any
+    project are wanted too."""
+    if query.projects is None or query.scope != "project":
         return None
     scope = set(query.projects)
     # The distinct projects in order, one index seek each, up to the first outside the scope.
@@ -188,7 +194,8 @@ def _projects_to_match(session: Session, query: SearchQuery) -> Sequence[str] | 
 def _narrowed(query: SearchQuery) -> bool:
     """Whether filters other than projects keep only part of the matches."""
     return any(
-        value is not None for value in (query.type, query.kind, query.since_ms, query.until_ms)
+        value is not None
+        for value in (query.type, query.types, query.kind, query.since_ms, query.until_ms)
     )
 
 
@@ -248,12 +255,13 @@ def _filtered_first(
 ) -> list[MemoryHit]:
     """Matches that pass the filters, then the best `wanted` of them: only they are ranked."""
     found = select(FTS_ROWID).select_from(MEMORIES_FTS).where(_matches(scoring.found_by))
-    # Projects are matched inside FTS5 already (or hold every memory); named here too, they
-    # would lead SQLite to read every memory of the projects rather than look up the matches.
+    # Projects matched inside FTS5 already (or holding every memory), named here too, would
+    # lead SQLite to read every memory of the projects rather than look up the matches.
+    filtered = replace(query, projects=None) if query.scope == "project" else query
     passing = (
         select(MEMORIES.c.id)
         .where(MEMORIES.c.id.in_(found))
-        .where(memory_filters(MEMORIES, replace(query, projects=None)))
+        .where(memory_filters(MEMORIES, filtered))
         .cte("passing")
         .prefix_with("MATERIALIZED")
     )

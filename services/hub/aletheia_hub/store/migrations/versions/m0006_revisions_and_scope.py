@@ -5,6 +5,8 @@ Revision ID: 0006
 Revises: 0005
 """
 
+import secrets
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -48,9 +50,14 @@ def upgrade() -> None:
     )
     op.create_index("ix_memories_revision_of", "memories", ["revision_of"])
     op.create_index("ix_memories_scope_owner", "memories", ["scope", "owner"])
+    # Made here, not on first use: cursors are signed in read-only transactions, and every
+    # replica over one store must sign with the same key.
+    meta = sa.table("store_meta", sa.column("key", sa.String), sa.column("value", sa.Text))
+    op.bulk_insert(meta, [{"key": "cursor_secret", "value": secrets.token_hex(32)}])
 
 
 def downgrade() -> None:
+    op.execute("DELETE FROM store_meta WHERE key = 'cursor_secret'")
     op.drop_index("ix_memories_scope_owner", table_name="memories")
     op.drop_index("ix_memories_revision_of", table_name="memories")
     if op.get_bind().dialect.name != "sqlite":
