@@ -12,6 +12,7 @@ from sqlalchemy import make_url, text
 from sqlalchemy.exc import SQLAlchemyError
 
 from aletheia_hub.commands.connect import proxy_command
+from aletheia_hub.commands.doctor_errors import error_counters
 from aletheia_hub.settings import Settings
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import is_current
@@ -37,6 +38,7 @@ def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 def run(_args: argparse.Namespace) -> int:
     settings = Settings()
     checks = [_python(), _store(settings), _hub(settings), _proxy()]
+    checks.append(Check(*error_counters(settings)))
     if settings.redis_url:
         checks.append(_redis(settings.redis_url))
     for item in checks:
