@@ -16,8 +16,9 @@ TOOL: Final = "ALETHEIA_TOOL"
 CWD: Final = "ALETHEIA_CWD"
 PORT: Final = "ALETHEIA_PORT"
 API_KEY: Final = "ALETHEIA_API_KEY"
+DIALECT: Final = "ALETHEIA_DIALECT"
 
 
-def local_hub_url(port: int = DEFAULT_PORT) -> str:
-    """The /mcp address of a hub on this machine's loopback."""
-    return f"http://{DEFAULT_HOST}:{port}/mcp"
+def local_hub_url(port: int = DEFAULT_PORT, path: str = "/mcp") -> str:
+    """The MCP address (by default /mcp) of a hub on this machine's loopback."""
+    return f"http://{DEFAULT_HOST}:{port}{path}"

@@ -15,7 +15,7 @@ from aletheia_hub.http.auth import AuthenticationError, authentication_error_han
 from aletheia_hub.http.errors import store_unavailable_handler
 from aletheia_hub.http.guard import OriginHostGuard, is_loopback_bind
 from aletheia_hub.mcp.dispatch import Dispatcher
-from aletheia_hub.mcp.toolsets import ALETHEIA, ToolSet
+from aletheia_hub.mcp.toolsets import ALETHEIA, ALL, OPEN_MEM, ToolSet
 from aletheia_hub.metrics import Metrics
 from aletheia_hub.ratelimit import TokenRateLimiter
 from aletheia_hub.settings import Settings
@@ -25,7 +25,7 @@ from aletheia_hub.store.migrate import upgrade_to_head
 from aletheia_shared import __version__
 
 # Each tool set is mounted at its own path, answered by its own dispatcher.
-TOOL_SETS: Final[tuple[ToolSet, ...]] = (ALETHEIA,)
+TOOL_SETS: Final[tuple[ToolSet, ...]] = (ALETHEIA, OPEN_MEM, ALL)
 
 
 def create_app(settings: Settings, tool_sets: Sequence[ToolSet] = TOOL_SETS) -> FastAPI:

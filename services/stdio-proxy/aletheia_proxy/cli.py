@@ -3,7 +3,7 @@
 import logging
 import sys
 
-from aletheia_proxy.config import load_config
+from aletheia_proxy.config import ConfigError, load_config
 from aletheia_proxy.forward import Forwarder, run
 from aletheia_proxy.local_hub import LocalHub
 from aletheia_proxy.transport import HubClient
@@ -23,6 +23,8 @@ Environment:
                      that serves it is used; when the port serves another store, a hub for
                      this store is started on a free port (recorded in the data dir)
   ALETHEIA_PORT      port of the local hub (default 7411)
+  ALETHEIA_DIALECT   the tools to serve: aletheia (default), open-mem (the mem-* tools) or
+                     all (both); it picks the hub path /mcp, /mcp/open-mem or /mcp/all
 """
 
 
@@ -36,7 +38,11 @@ def main() -> None:
     logging.basicConfig(
         level=logging.WARNING, format="aletheia-mcp: %(message)s", stream=sys.stderr
     )
-    config = load_config()
+    try:
+        config = load_config()
+    except ConfigError as error:
+        sys.stderr.write(f"aletheia-mcp: {error}\n")
+        raise SystemExit(2) from None
     hub = HubClient(config)
     # An explicit ALETHEIA_HUB_URL is the user's choice of hub: used as given, unchecked.
     finder = None if config.hub_url_given else LocalHub(hub).find

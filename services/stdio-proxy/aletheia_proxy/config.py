@@ -5,7 +5,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from aletheia_shared import env
+from aletheia_shared import dialects, env
 from aletheia_shared.project import project_key
 from aletheia_shared.store import (
     StoreLocation,
@@ -19,6 +19,7 @@ from aletheia_shared.store import (
 class ProxyConfig:
     hub_url: str
     hub_url_given: bool
+    mcp_path: str  # the path of the chosen dialect (ALETHEIA_DIALECT) on the hub
     token: str | None
     tool: str | None
     project: str
@@ -29,17 +30,34 @@ class ProxyConfig:
     hub_environment: dict[str, str]
 
 
+class ConfigError(Exception):
+    """A setting the proxy cannot start with; the message names it and the choices."""
+
+
 def load_config(environ: Mapping[str, str] | None = None) -> ProxyConfig:
-    """Read ALETHEIA_* variables; the default project comes from ALETHEIA_CWD or the cwd."""
+    """Read ALETHEIA_* variables; the default project comes from ALETHEIA_CWD or the cwd.
+
+    ALETHEIA_DIALECT picks the tools: aletheia (default), open-mem or all; an unknown value is
+    a ConfigError.
+    """
     environ = os.environ if environ is None else environ
     port = _port(environ.get(env.PORT))
+    try:
+        mcp_path = dialects.dialect_path(environ.get(env.DIALECT))
+    except dialects.UnknownDialect as error:
+        raise ConfigError(f"{env.DIALECT}: {error}") from None
     given_url = environ.get(env.HUB_URL, "").strip()
     cwd = environ.get(env.CWD) or os.getcwd()
     data_dir = environment_data_dir(environ)
     store = store_location(environment_database_url(environ))
     return ProxyConfig(
-        hub_url=given_url or env.local_hub_url(port),
+        hub_url=(
+            dialects.dialect_url(given_url, mcp_path)
+            if given_url
+            else env.local_hub_url(port, mcp_path)
+        ),
         hub_url_given=bool(given_url),
+        mcp_path=mcp_path,
         token=environ.get(env.TOKEN) or None,
         tool=environ.get(env.TOOL) or None,
         project=project_key(Path(cwd)),

@@ -46,7 +46,7 @@ class LocalHub:
             if isinstance(found, str):
                 return found
             port = found
-        self.hub.hub_url = env.local_hub_url(port)
+        self.hub.hub_url = env.local_hub_url(port, self.config.mcp_path)
         return None
 
     def _start_for(self, port: int, on_port: Probe) -> int | str:

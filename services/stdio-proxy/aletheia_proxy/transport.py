@@ -7,7 +7,7 @@ from urllib.parse import quote, urlsplit
 import httpx
 
 from aletheia_proxy.config import ProxyConfig
-from aletheia_shared import headers
+from aletheia_shared import dialects, headers
 
 TIMEOUT: Final = httpx.Timeout(120.0, connect=5.0)
 LOOPBACK_HOSTS: Final = frozenset({"localhost", "::1"})
@@ -92,8 +92,5 @@ def is_loopback(url: str) -> bool:
 
 
 def health_url(hub_url: str) -> str:
-    """The hub's /healthz next to its /mcp endpoint."""
-    base = hub_url.rstrip("/")
-    if base.endswith("/mcp"):
-        base = base[: -len("/mcp")]
-    return base + "/healthz"
+    """The hub's /healthz next to its MCP endpoint (of any dialect)."""
+    return dialects.hub_base(hub_url) + "/healthz"

@@ -1,9 +1,18 @@
-"""Every reply text of the open-mem dialect: short, plain, ids written obs-<n>."""
+"""Every reply text of the open-mem dialect: short, plain, ids written obs-<n>, recalled text
+as data."""
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Final
 
-from aletheia_hub.mcp.formats import escape_recalled, wrap_recalled
+from aletheia_hub.clock import day, iso_ms
+from aletheia_hub.embed.fusion import FusedScore
+from aletheia_hub.mcp.formats import escape_recalled, one_line, with_redactions, wrap_recalled
+from aletheia_hub.store.history import SessionHistory
+from aletheia_hub.store.memories import MemoryRecord
+from aletheia_hub.store.revisions import LineageEntry
+from aletheia_hub.store.search import MemoryHit
+from aletheia_hub.store.timeline import Timeline
 
 # mem-help: the workflow, then each tool in a line, in the reference's order.
 HELP: Final = """Memory workflow: mem-find -> mem-history -> mem-get
@@ -72,6 +81,236 @@ def folder_context_done(command: str, root: str, changed: Sequence[str]) -> str:
         return f"Folder context {FOLDER_ACTIONS[command]} in {root}: nothing to change."
     lines = "\n".join(f"- {line}" for line in changed)
     return f"Folder context {FOLDER_ACTIONS[command]} in {root}:\n{lines}"
+
+
+# mem-find, mem-history and mem-get
+
+SNIPPET_CHARS: Final = 160
+
+
+def obs(memory_id: int) -> str:
+    return f"obs-{memory_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class FindExtras:
+    """What mem-find's include asked for, per hit id."""
+
+    snippets: Mapping[int, str] | None = None
+    scores: Mapping[int, FusedScore] | None = None  # fused scores, when meaning was used
+    relations: Mapping[int, "Relations"] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Relations:
+    revision_of: int | None
+    concepts: Sequence[str]
+    files: Sequence[str]
+    sharing_files: Sequence[int]
+
+
+def hit_line(hit: MemoryHit) -> str:
+    """obs-7 2026-10-29 [decision] title  (project, tool)"""
+    return (
+        f"{obs(hit.id)} {day(hit.created_at_ms)} [{hit.type}] {one_line(hit.title)}  "
+        f"({one_line(hit.project)}, {one_line(hit.tool)})"
+    )
+
+
+def found(
+    hits: Sequence[MemoryHit],
+    extras: FindExtras,
+    next_cursor: str | None,
+    note: str | None,
+) -> str:
+    lines: list[str] = []
+    for hit in hits:
+        lines.append(hit_line(hit))
+        if extras.snippets is not None and hit.id in extras.snippets:
+            lines.append(f"  snippet: {one_line(extras.snippets[hit.id])}")
+        if extras.scores is not None:
+            lines.append(f"  scores: {_scores(hit, extras.scores.get(hit.id))}")
+        if extras.relations is not None and hit.id in extras.relations:
+            lines.append(f"  relations: {_relations(extras.relations[hit.id])}")
+    text = wrap_recalled("\n".join(lines))
+    if note:
+        text += f"\n{note}"
+    if next_cursor is not None:
+        text += f"\nnextCursor: {next_cursor}"
+    return text
+
+
+def _scores(hit: MemoryHit, fused: FusedScore | None) -> str:
+    if fused is not None:
+        similarity = "-" if fused.similarity is None else f"{fused.similarity:.4f}"
+        return (
+            f"total {fused.score:.6g} · keyword {fused.keyword_part:.6g} · vector "
+            f"{fused.vector_part:.6g} (similarity {similarity})"
+        )
+    keyword = "-" if hit.keyword_score is None else f"{hit.keyword_score:.6g}"
+    return f"total {keyword} · keyword {keyword} · vector - (meaning not used)"
+
+
+def _relations(relations: Relations) -> str:
+    parts = []
+    if relations.revision_of is not None:
+        parts.append(f"revises {obs(relations.revision_of)}")
+    if relations.concepts:
+        parts.append("concepts: " + ", ".join(escape_recalled(c) for c in relations.concepts))
+    if relations.files:
+        parts.append("files: " + ", ".join(escape_recalled(f) for f in relations.files))
+    if relations.sharing_files:
+        parts.append("shares files with " + ", ".join(obs(i) for i in relations.sharing_files))
+    return " · ".join(parts) if parts else "none"
+
+
+def nothing_found(query: str, scope: str, paged: bool) -> str:
+    if paged:
+        return f'No more observations for "{one_line(query)}".'
+    return f'No observations matched "{one_line(query)}" in scope {scope}. Try other words.'
+
+
+def snippet(text: str, words: Sequence[str]) -> str:
+    """About 160 characters of the text around the first query word it holds."""
+    flat = " ".join(text.split())
+    if len(flat) <= SNIPPET_CHARS:
+        return flat
+    lowered = flat.lower()
+    starts = [lowered.find(word.lower()) for word in words if word]
+    hits = [start for start in starts if start >= 0]
+    start = max(0, min(hits) - SNIPPET_CHARS // 4) if hits else 0
+    piece = flat[start : start + SNIPPET_CHARS]
+    return ("…" if start > 0 else "") + piece + ("…" if start + SNIPPET_CHARS < len(flat) else "")
+
+
+def sessions(histories: Sequence[SessionHistory], next_cursor: str | None) -> str:
+    if not histories:
+        return "No sessions with observations yet."
+    blocks = [_session_block(history) for history in histories]
+    text = wrap_recalled("\n\n".join(blocks))
+    if next_cursor is not None:
+        text += f"\nnextCursor: {next_cursor}"
+    return text
+
+
+def _session_block(history: SessionHistory) -> str:
+    count = history.total
+    noun = "observation" if count == 1 else "observations"
+    shown = f", the latest {len(history.memories)} shown" if len(history.memories) < count else ""
+    head = (
+        f"Session {history.session_id} · {iso_ms(history.first_at_ms)} to "
+        f"{iso_ms(history.last_at_ms)} · {count} {noun}{shown}"
+    )
+    return "\n".join([head, *(f"  {hit_line(hit)}" for hit in history.memories)])
+
+
+def no_session(session_id: str) -> str:
+    return f'No observations in session "{one_line(session_id)}".'
+
+
+def around(view: Timeline) -> str:
+    lines = [f"  {hit_line(hit)}" for hit in view.before]
+    lines.append(f"> {hit_line(view.anchor)}")
+    lines += [f"  {hit_line(hit)}" for hit in view.after]
+    return wrap_recalled("\n".join(lines))
+
+
+def no_observation(memory_id: int) -> str:
+    return f"No observation {obs(memory_id)}."
+
+
+def record(
+    memory: MemoryRecord,
+    newer: int | None,
+    history: Sequence[LineageEntry] | None,
+) -> str:
+    """The full observation, as mem-get shows it."""
+    lines = [
+        f"{obs(memory.id)} [{memory.type}] {one_line(memory.title)}",
+        f"{one_line(memory.project)} · {iso_ms(memory.created_at_ms)} · "
+        f"source: {one_line(memory.tool)} · importance {memory.importance} · "
+        f"scope {memory.scope}",
+        escape_recalled(memory.text),
+    ]
+    if memory.concepts:
+        lines.append("Concepts: " + ", ".join(escape_recalled(c) for c in memory.concepts))
+    if memory.files:
+        lines.append("Files: " + ", ".join(escape_recalled(path) for path in memory.files))
+    if memory.facts:
+        lines.append("Facts: " + "; ".join(escape_recalled(fact) for fact in memory.facts))
+    if memory.superseded_at_ms is not None:
+        by = f" by {obs(newer)}" if newer is not None else ""
+        lines.append(f"Superseded{by} at {iso_ms(memory.superseded_at_ms)}.")
+    if history is not None:
+        lines.append("History (oldest first):")
+        lines += [f"  {_lineage_line(entry, memory.id)}" for entry in history]
+    return "\n".join(lines)
+
+
+def _lineage_line(entry: LineageEntry, shown: int) -> str:
+    state = "removed" if entry.removed else "superseded" if entry.superseded else "current"
+    here = " ← this one" if entry.id == shown else ""
+    reason = f' · reason: "{one_line(entry.reason)}"' if entry.reason else ""
+    return (
+        f"{obs(entry.id)} {iso_ms(entry.created_at_ms)} {one_line(entry.title)} "
+        f"({state}){reason}{here}"
+    )
+
+
+def records(blocks: Sequence[str], missing: Sequence[int], cut: int) -> str:
+    parts = []
+    if blocks:
+        parts.append(wrap_recalled("\n---\n".join(blocks)))
+    if missing:
+        parts.append("Not found: " + ", ".join(obs(i) for i in missing) + ".")
+    if cut:
+        noun = "id" if cut == 1 else "ids"
+        parts.append(f"{cut} more {noun} left out by limit.")
+    return "\n".join(parts) if parts else "No observations found for those ids."
+
+
+def created(memory_id: int, project: str, is_new: bool, scope: str, redacted: int) -> str:
+    if not is_new:
+        return with_redactions(f"Already saved as {obs(memory_id)}.", redacted)
+    where = (
+        f"in {project} (user scope: visible from all your projects)"
+        if scope == "user"
+        else f"in {project}"
+    )
+    return with_redactions(f"Created {obs(memory_id)} {where}.", redacted)
+
+
+def revised(old_id: int, new_id: int, reason: str | None, redacted: int) -> str:
+    text = f"Revised {obs(old_id)} as {obs(new_id)}; {obs(old_id)} is now superseded."
+    if reason:
+        text += f' Reason: "{one_line(reason)}".'
+    return with_redactions(text, redacted)
+
+
+def already_revised(old_id: int, newer: int | None) -> str:
+    if newer is None:
+        return f"{obs(old_id)} was already revised."
+    return f"{obs(old_id)} was already revised as {obs(newer)}: revise that one."
+
+
+def same_as_existing(existing: int | None) -> str:
+    where = f" ({obs(existing)})" if existing is not None else ""
+    return f"Another observation of this project already has that title and narrative{where}."
+
+
+def removed(memory_id: int) -> str:
+    return (
+        f"Removed {obs(memory_id)}: it is tombstoned, hidden everywhere and kept. "
+        f"restore_memory with id {memory_id} undoes it."
+    )
+
+
+def revise_removed(memory_id: int) -> str:
+    return f"{obs(memory_id)} was removed; restore it with restore_memory before revising it."
+
+
+def already_removed(memory_id: int) -> str:
+    return f"{obs(memory_id)} was already removed."
 
 
 # mem-export and mem-import
