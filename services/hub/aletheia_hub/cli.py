@@ -1,10 +1,22 @@
 """Console scripts: aletheia-server, aletheia-sync and the aletheia CLI."""
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Final
 
-from aletheia_hub.commands import audit, connect, context, doctor, links, portable, reindex
+from aletheia_hub.commands import (
+    audit,
+    connect,
+    context,
+    doctor,
+    hook,
+    install,
+    links,
+    portable,
+    reindex,
+    rules,
+)
 from aletheia_hub.settings import Settings
 from aletheia_shared import __version__, env
 
@@ -112,6 +124,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     links.add_parser(commands)
     audit.add_parser(commands)
     connect.add_parser(commands)
+    install.add_parsers(commands)
+    rules.add_parser(commands)
+    hook.add_parser(commands)
     doctor.add_parser(commands)
     reindex.add_parser(commands)
     context.add_parser(commands)
@@ -119,19 +134,21 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.command == "serve":
         serve(_settings(args), quiet=args.quiet)
-    elif args.command == "mcp-link":
-        raise SystemExit(links.run(args))
-    elif args.command == "audit":
-        raise SystemExit(audit.run(args))
-    elif args.command == "connect":
-        raise SystemExit(connect.run(args))
-    elif args.command == "doctor":
-        raise SystemExit(doctor.run(args))
-    elif args.command == "reindex":
-        raise SystemExit(reindex.run(args))
-    elif args.command == "context":
-        raise SystemExit(context.run(args))
-    elif args.command == "export":
-        raise SystemExit(portable.run_export(args))
-    elif args.command == "import":
-        raise SystemExit(portable.run_import(args))
+        return
+    raise SystemExit(RUNNERS[args.command](args))
+
+
+RUNNERS: Final[dict[str, Callable[[argparse.Namespace], int]]] = {
+    "mcp-link": links.run,
+    "audit": audit.run,
+    "connect": connect.run,
+    "install": install.run_install,
+    "uninstall": install.run_uninstall,
+    "rules": rules.run,
+    "hook": hook.run,
+    "doctor": doctor.run,
+    "reindex": reindex.run,
+    "context": context.run,
+    "export": portable.run_export,
+    "import": portable.run_import,
+}

@@ -4,27 +4,11 @@ import argparse
 import json
 import shutil
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
-
-@dataclass(frozen=True, slots=True)
-class Host:
-    name: str
-    config_path: str
-    style: str  # claude | mcp-servers | command-code | opencode | codex
-
-
-HOSTS: Final = {
-    "claude-code": Host("Claude Code", "~/.claude.json", "claude"),
-    "cursor": Host("Cursor", "~/.cursor/mcp.json", "mcp-servers"),
-    "gemini-cli": Host("Gemini CLI", "~/.gemini/settings.json", "mcp-servers"),
-    "windsurf": Host("Windsurf", "~/.codeium/windsurf/mcp_config.json", "mcp-servers"),
-    "command-code": Host("Command Code", "~/.commandcode/mcp.json", "command-code"),
-    "opencode": Host("OpenCode", "~/.config/opencode/opencode.json", "opencode"),
-    "codex": Host("Codex", "~/.codex/config.toml", "codex"),
-}
+from aletheia_hub.hosts.catalog import HOSTS, Host
+from aletheia_hub.hosts.entries import entry_path, stdio_entry
 
 
 def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -60,27 +44,18 @@ def run(args: argparse.Namespace) -> int:
 
 def render(host: Host, command: str, env: dict[str, str]) -> str:
     """The instructions and entry for one host."""
+    entry = stdio_entry(host, command, env)
     if host.style == "codex":
         lines = ["[mcp_servers.aletheia]", f"command = {json.dumps(command)}", "args = []"]
         if env:
             pairs = ", ".join(f"{key} = {json.dumps(value)}" for key, value in env.items())
             lines.append(f"env = {{ {pairs} }}")
         return f"Add this to {host.config_path}:\n\n" + "\n".join(lines)
-    entry: dict[str, Any]
-    if host.style == "opencode":
-        entry = {"type": "local", "command": [command], "enabled": True, "environment": env}
-        return _json_block(host, {"mcp": {"aletheia": entry}})
-    entry = {"command": command, "args": [], "env": env}
+    outer, name = entry_path(host)
+    document: dict[str, Any] = {outer: {name: entry}}
     if host.style == "claude":
-        entry = {"type": "stdio", **entry}
         flags = " ".join(f"-e {key}={value}" for key, value in env.items())
         run_line = f"claude mcp add --scope user aletheia {flags} -- {command}"
-        body = json.dumps({"mcpServers": {"aletheia": entry}}, indent=2)
+        body = json.dumps(document, indent=2)
         return f"Run this:\n  {run_line}\n\nor add this to {host.config_path}:\n\n{body}"
-    if host.style == "command-code":
-        entry = {**entry, "transport": "stdio"}
-    return _json_block(host, {"mcpServers": {"aletheia": entry}})
-
-
-def _json_block(host: Host, document: dict[str, Any]) -> str:
     return f"Add this to {host.config_path}:\n\n" + json.dumps(document, indent=2)

@@ -1,0 +1,82 @@
+"""The seven hosts: where each keeps its MCP servers, in which shape, and what it reads.
+
+Paths come from each host's documentation (cited in the README's "Connect your tools"); every
+one lies under the user's home folder on Linux, macOS and Windows alike (%USERPROFILE% there).
+"""
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, Literal
+
+Style = Literal["claude", "mcp-servers", "command-code", "opencode", "codex"]
+
+
+@dataclass(frozen=True, slots=True)
+class Host:
+    key: str  # the name on the command line and in ALETHEIA_TOOL
+    name: str
+    config_path: str  # as shown to people, from the home folder
+    style: Style
+    instruction_file: str  # where rules go, from the project root
+    # Where the host reads session hooks from the home folder; None: `--hooks` is not offered.
+    hook_settings: str | None = None
+    # Other names the host also reads its config from, tried when config_path is absent.
+    alternatives: tuple[str, ...] = ()
+
+    def config_file(self, home: Path) -> Path:
+        """The config file to read and write: the documented one, or an alternative the
+        user already has."""
+        main = home / self.config_path.removeprefix("~/")
+        if main.exists():
+            return main
+        for alternative in self.alternatives:
+            candidate = home / alternative.removeprefix("~/")
+            if candidate.exists():
+                return candidate
+        return main
+
+    def hook_file(self, home: Path) -> Path | None:
+        if self.hook_settings is None:
+            return None
+        return home / self.hook_settings.removeprefix("~/")
+
+
+HOSTS: Final = {
+    "claude-code": Host(
+        "claude-code",
+        "Claude Code",
+        "~/.claude.json",
+        "claude",
+        "CLAUDE.md",
+        hook_settings="~/.claude/settings.json",
+    ),
+    "cursor": Host(
+        "cursor", "Cursor", "~/.cursor/mcp.json", "mcp-servers", ".cursor/rules/aletheia.mdc"
+    ),
+    "gemini-cli": Host(
+        "gemini-cli", "Gemini CLI", "~/.gemini/settings.json", "mcp-servers", "GEMINI.md"
+    ),
+    "windsurf": Host(
+        "windsurf",
+        "Windsurf",
+        "~/.codeium/windsurf/mcp_config.json",
+        "mcp-servers",
+        ".windsurf/rules/aletheia.md",
+    ),
+    "command-code": Host(
+        "command-code", "Command Code", "~/.commandcode/mcp.json", "command-code", "AGENTS.md"
+    ),
+    "opencode": Host(
+        "opencode",
+        "OpenCode",
+        "~/.config/opencode/opencode.json",
+        "opencode",
+        "AGENTS.md",
+        alternatives=("~/.config/opencode/opencode.jsonc",),
+    ),
+    "codex": Host("codex", "Codex", "~/.codex/config.toml", "codex", "AGENTS.md"),
+}
+
+
+def host(key: str) -> Host:
+    return HOSTS[key]

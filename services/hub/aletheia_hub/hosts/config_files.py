@@ -1,0 +1,187 @@
+"""Hosts' config files as documents we can read, change at one key path, and write back:
+JSON (also with comments, as OpenCode's .jsonc allows, read only) and TOML (comments and
+order kept, through tomlkit). A file that does not parse is an error and is left untouched."""
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import tomlkit
+import tomlkit.exceptions
+from tomlkit.items import Table
+
+
+class ConfigFileError(Exception):
+    """A config file we cannot read or rewrite safely; the message says what to do."""
+
+
+class Document(Protocol):
+    def get(self, keys: Sequence[str]) -> Any: ...
+    def set(self, keys: Sequence[str], value: dict[str, Any]) -> None: ...
+    def remove(self, keys: Sequence[str]) -> bool: ...
+    def dump(self) -> str: ...
+
+
+def load(path: Path, text: str | None) -> Document:
+    """The document in `text` (None or blank: an empty one) of the file at `path`."""
+    if path.suffix == ".toml":
+        return TomlDocument(path, text or "")
+    return JsonDocument(path, text or "")
+
+
+class JsonDocument:
+    def __init__(self, path: Path, text: str) -> None:
+        self.path = path
+        self.commented = False
+        if not text.strip():
+            self.data: dict[str, Any] = {}
+            return
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            try:
+                data = json.loads(strip_comments(text))
+            except json.JSONDecodeError:
+                raise ConfigFileError(
+                    f"{path} is not valid JSON (line {error.lineno}, column {error.colno}: "
+                    f"{error.msg}); it was left as it is. Fix it, then run this again."
+                ) from None
+            self.commented = True
+        if not isinstance(data, dict):
+            raise ConfigFileError(
+                f"{path} holds a JSON {type(data).__name__}, not an object; it was left as it is."
+            )
+        self.data = data
+
+    def get(self, keys: Sequence[str]) -> Any:
+        node: Any = self.data
+        for key in keys:
+            if not isinstance(node, dict) or key not in node:
+                return None
+            node = node[key]
+        return node
+
+    def set(self, keys: Sequence[str], value: dict[str, Any]) -> None:
+        node = self.data
+        for key in keys[:-1]:
+            child = node.setdefault(key, {})
+            if not isinstance(child, dict):
+                raise ConfigFileError(
+                    f"{self.path}: {key!r} is a {type(child).__name__}, not an object; it was "
+                    "left as it is."
+                )
+            node = child
+        node[keys[-1]] = value
+
+    def remove(self, keys: Sequence[str]) -> bool:
+        parent = self.get(keys[:-1])
+        if not isinstance(parent, dict) or keys[-1] not in parent:
+            return False
+        del parent[keys[-1]]
+        return True
+
+    def dump(self) -> str:
+        if self.commented:
+            raise ConfigFileError(
+                f"{self.path} holds comments, which rewriting it would drop; it was left as it "
+                "is. Add the entry shown by `aletheia connect` by hand."
+            )
+        return json.dumps(self.data, indent=2, ensure_ascii=False) + "\n"
+
+
+def strip_comments(text: str) -> str:
+    """JSON with comments (// and /* */) and trailing commas, as plain JSON."""
+    out: list[str] = []
+    index, size = 0, len(text)
+    in_string = False
+    while index < size:
+        char = text[index]
+        if in_string:
+            out.append(char)
+            if char == "\\" and index + 1 < size:
+                out.append(text[index + 1])
+                index += 1
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+            out.append(char)
+        elif text.startswith("//", index):
+            end = text.find("\n", index)
+            index = size if end < 0 else end
+            continue
+        elif text.startswith("/*", index):
+            end = text.find("*/", index + 2)
+            index = size if end < 0 else end + 2
+            continue
+        elif char == "," and text[index + 1 :].lstrip()[:1] in ("}", "]"):
+            pass  # a trailing comma
+        else:
+            out.append(char)
+        index += 1
+    return "".join(out)
+
+
+class TomlDocument:
+    def __init__(self, path: Path, text: str) -> None:
+        self.path = path
+        self.removed = False
+        try:
+            self.document = tomlkit.parse(text)
+        except tomlkit.exceptions.ParseError as error:
+            raise ConfigFileError(
+                f"{path} is not valid TOML ({error}); it was left as it is. Fix it, then run "
+                "this again."
+            ) from None
+
+    def get(self, keys: Sequence[str]) -> Any:
+        node: Any = self.document
+        for key in keys:
+            if not isinstance(node, dict) or key not in node:
+                return None
+            node = node[key]
+        return node.unwrap() if hasattr(node, "unwrap") else node
+
+    def set(self, keys: Sequence[str], value: dict[str, Any]) -> None:
+        node: Any = self.document
+        for depth, key in enumerate(keys[:-1]):
+            if key not in node:
+                # [mcp_servers.aletheia] alone, without an empty [mcp_servers] header.
+                node.add(key, tomlkit.table(is_super_table=depth == 0))
+            node = node[key]
+            if not isinstance(node, dict):
+                raise ConfigFileError(f"{self.path}: {key!r} is not a table; it was left as it is.")
+        table = tomlkit.table()
+        for name, item in value.items():
+            if isinstance(item, dict):
+                inline = tomlkit.inline_table()
+                inline.update(item)
+                table.add(name, inline)
+            else:
+                table.add(name, item)
+        if keys[-1] in node:
+            node[keys[-1]] = table
+        else:
+            node.add(keys[-1], table)
+
+    def remove(self, keys: Sequence[str]) -> bool:
+        node: Any = self.document
+        for key in keys[:-1]:
+            if not isinstance(node, dict) or key not in node:
+                return False
+            node = node[key]
+        if not isinstance(node, dict) or keys[-1] not in node:
+            return False
+        del node[keys[-1]]
+        self.removed = True
+        if len(keys) == 2 and isinstance(node, Table) and node.is_super_table() and not node:
+            del self.document[keys[0]]
+        return True
+
+    def dump(self) -> str:
+        text = tomlkit.dumps(self.document)
+        if self.removed and text.endswith("\n\n"):
+            # The blank line that set our table apart would otherwise stay at the end.
+            text = text.rstrip("\n") + "\n"
+        return text

@@ -1,0 +1,134 @@
+"""Claude Code's hooks in ~/.claude/settings.json: our SessionStart and UserPromptSubmit
+commands added beside the user's own hooks, or taken out again.
+
+The shape (from Claude Code's hooks reference): `{"hooks": {"<Event>": [{"hooks": [{"type":
+"command", "command": "..."}]}]}}`. Ours are told apart by their command: the aletheia
+executable followed by `hook session-start` or `hook user-prompt`.
+"""
+
+import shlex
+from pathlib import Path
+from typing import Any, Final
+
+from aletheia_hub import managed_block
+from aletheia_hub.hosts import config_files
+from aletheia_hub.hosts.catalog import Host
+from aletheia_hub.managed_block import Change
+
+# Claude Code's event -> our `aletheia hook` subcommand.
+EVENTS: Final = {"SessionStart": "session-start", "UserPromptSubmit": "user-prompt"}
+TIMEOUT_SECONDS: Final = 30
+
+
+def hook_command(executable: str, subcommand: str, host: Host) -> str:
+    return shlex.join([executable, "hook", subcommand, "--tool", host.key])
+
+
+def is_ours(hook: object) -> bool:
+    if not isinstance(hook, dict) or not isinstance(hook.get("command"), str):
+        return False
+    words = hook["command"].split()
+    return (
+        len(words) >= 3
+        and Path(words[0].strip("'\"")).name == "aletheia"
+        and words[1] == "hook"
+        and words[2] in EVENTS.values()
+    )
+
+
+def _load(path: Path) -> tuple[str | None, config_files.JsonDocument]:
+    before = managed_block.read_text(path)
+    return before, config_files.JsonDocument(path, before or "")
+
+
+def _event_lists(document: config_files.JsonDocument) -> dict[str, Any]:
+    hooks = document.data.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise config_files.ConfigFileError(
+            f"{document.path}: 'hooks' is not an object; it was left as it is."
+        )
+    return hooks
+
+
+def plan_hooks(host: Host, path: Path, executable: str) -> Change | None:
+    """The change that adds our two hooks (None: both are there as wanted)."""
+    before, document = _load(path)
+    hooks = _event_lists(document)
+    changed = False
+    for event, subcommand in EVENTS.items():
+        wanted: dict[str, Any] = {
+            "type": "command",
+            "command": hook_command(executable, subcommand, host),
+            "timeout": TIMEOUT_SECONDS,
+        }
+        groups = hooks.setdefault(event, [])
+        if not isinstance(groups, list):
+            raise config_files.ConfigFileError(
+                f"{path}: hooks.{event} is not a list; it was left as it is."
+            )
+        others = [g for g in (_without_ours(group) for group in groups) if g is not None]
+        updated = [*others, {"hooks": [wanted]}]
+        if updated != groups:
+            groups[:] = updated
+            changed = True
+    return Change(path, before, document.dump()) if changed else None
+
+
+def plan_remove_hooks(path: Path) -> Change | None:
+    """The change that takes our hooks (and only ours) out of the settings."""
+    before, document = _load(path)
+    if before is None:
+        return None
+    hooks = document.data.get("hooks")
+    if not isinstance(hooks, dict):
+        return None
+    changed = False
+    for event in EVENTS:
+        groups = hooks.get(event)
+        if not isinstance(groups, list) or _count(groups) == 0:
+            continue
+        kept = [g for g in (_without_ours(group) for group in groups) if g is not None]
+        if kept:
+            hooks[event] = kept
+        else:
+            del hooks[event]
+        changed = True
+    if changed and not hooks:
+        del document.data["hooks"]
+    return Change(path, before, document.dump()) if changed else None
+
+
+def installed(path: Path) -> dict[str, list[str]]:
+    """Our hook commands found in the settings, by event."""
+    _, document = _load(path)
+    hooks = document.data.get("hooks")
+    found: dict[str, list[str]] = {}
+    if not isinstance(hooks, dict):
+        return found
+    for event in EVENTS:
+        groups = hooks.get(event)
+        for group in groups if isinstance(groups, list) else []:
+            for hook in group.get("hooks", []) if isinstance(group, dict) else []:
+                if is_ours(hook):
+                    found.setdefault(event, []).append(hook["command"])
+    return found
+
+
+def _count(groups: list[Any]) -> int:
+    return sum(
+        1
+        for group in groups
+        if isinstance(group, dict)
+        for hook in group.get("hooks", [])
+        if is_ours(hook)
+    )
+
+
+def _without_ours(group: Any) -> Any:
+    """The group without our hooks; None when nothing of the user's is left in it."""
+    if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+        return group
+    kept = [hook for hook in group["hooks"] if not is_ours(hook)]
+    if not kept:
+        return None
+    return {**group, "hooks": kept}

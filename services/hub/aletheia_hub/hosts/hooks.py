@@ -1,0 +1,172 @@
+"""What `aletheia hook` does for a host's session hooks: read the hook's JSON on stdin, reach
+the hub the way aletheia-mcp does (starting a local one when none answers), and answer in the
+host's hook JSON. A hook never blocks or breaks its host: every failure is one line on stderr
+and exit code 0, and the whole run is bounded by a time budget.
+
+Input and output shapes follow Claude Code's hooks reference: SessionStart and
+UserPromptSubmit send `{"session_id", "transcript_path", "cwd", "hook_event_name", ...}`
+(UserPromptSubmit adds `"prompt"`); SessionStart answers `{"hookSpecificOutput":
+{"hookEventName": "SessionStart", "additionalContext": "..."}}`.
+"""
+
+import json
+import os
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final, TextIO
+
+import httpx
+
+from aletheia_proxy.config import ConfigError, load_config
+from aletheia_proxy.local_hub import LocalHub
+from aletheia_proxy.transport import HubClient, HubUnreachable, health_url
+from aletheia_shared import env
+
+BUDGET_SECONDS: Final = 10.0
+CONTEXT_MAX_CHARS: Final = 6_000
+PROTOCOL_VERSION: Final = "2025-11-25"
+
+
+class HookFailed(Exception):
+    """Why the hook could not do its work; reported on stderr, never to the host."""
+
+
+@dataclass(frozen=True, slots=True)
+class HookInput:
+    cwd: str
+    prompt: str | None
+
+
+def read_input(stream: TextIO) -> HookInput:
+    """The fields we use from the hook's JSON; missing or malformed input counts as empty."""
+    try:
+        payload = json.loads(stream.read() or "{}")
+    except ValueError:
+        payload = {}
+    if not isinstance(payload, dict):
+        payload = {}
+    cwd = payload.get("cwd")
+    prompt = payload.get("prompt")
+    return HookInput(
+        cwd=cwd if isinstance(cwd, str) and cwd else os.getcwd(),
+        prompt=prompt if isinstance(prompt, str) else None,
+    )
+
+
+def within_budget(work: Callable[[], str | None], budget: float) -> str | None:
+    """Run `work` for at most `budget` seconds; its answer, or HookFailed when it failed or
+    ran out of time (a hub it started goes on starting, for the next hook)."""
+    outcome: list[str | None] = []
+    failure: list[Exception] = []
+
+    def run() -> None:
+        try:
+            outcome.append(work())
+        except HookFailed as error:
+            failure.append(error)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(budget)
+    if failure:
+        raise failure[0]
+    if not outcome:
+        raise HookFailed(f"no Aletheia hub answered within {budget:.0f} s")
+    return outcome[0]
+
+
+def connect(environ: Mapping[str, str], cwd: str, tool: str) -> HubClient:
+    """A client of the hub aletheia-mcp would use from `cwd`: ALETHEIA_HUB_URL as given, else
+    the local hub of the configured store, started when none answers."""
+    settings = {**environ, env.CWD: cwd, env.TOOL: tool}
+    try:
+        config = load_config(settings)
+    except ConfigError as error:
+        raise HookFailed(str(error)) from None
+    hub = HubClient(config)
+    if not config.hub_url_given:
+        problem = LocalHub(hub).find()
+        if problem is not None:
+            hub.close()
+            raise HookFailed(problem)
+    return hub
+
+
+def _rpc(hub: HubClient, message: dict[str, Any]) -> dict[str, Any] | None:
+    try:
+        response = hub.post(json.dumps(message).encode())
+    except HubUnreachable as error:
+        raise HookFailed(f"the hub at {hub.hub_url} cannot be reached ({error})") from None
+    if response.status_code >= 400:
+        raise HookFailed(f"the hub at {hub.hub_url} answered HTTP {response.status_code}")
+    if "id" not in message:
+        return None
+    reply = response.json()
+    if not isinstance(reply, dict) or "result" not in reply:
+        problem = reply.get("error", {}) if isinstance(reply, dict) else {}
+        raise HookFailed(f"the hub refused {message['method']}: {problem.get('message', reply)}")
+    result: dict[str, Any] = reply["result"]
+    return result
+
+
+def session_context(hub: HubClient) -> str:
+    """The text of session_start_context for the project the client names."""
+    _rpc(
+        hub,
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": PROTOCOL_VERSION,
+                "capabilities": {},
+                "clientInfo": {"name": "aletheia-hook", "version": "1"},
+            },
+        },
+    )
+    _rpc(hub, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    result = _rpc(
+        hub,
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "session_start_context", "arguments": {}},
+        },
+    )
+    hub.end_session()
+    content = (result or {}).get("content") or [{}]
+    text = content[0].get("text", "")
+    if (result or {}).get("isError"):
+        raise HookFailed(f"session_start_context failed: {text}")
+    return str(text)
+
+
+def record_prompt(hub: HubClient, prompt: str, tool: str) -> None:
+    """Store the prompt as a session request of the client's project (the hub redacts it)."""
+    url = health_url(hub.hub_url).removesuffix("/healthz") + "/api/requests"
+    body = {"request": prompt, "project": hub.config.project, "tool": tool}
+    try:
+        response = hub.client.post(url, json=body)
+    except httpx.TransportError as error:
+        raise HookFailed(f"the hub at {url} cannot be reached ({error})") from None
+    if response.status_code != 201:
+        raise HookFailed(f"the hub refused the request: HTTP {response.status_code}")
+
+
+def cut(text: str, limit: int = CONTEXT_MAX_CHARS) -> str:
+    """At most `limit` characters, cut at a line end."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 2]
+    return head[: head.rfind("\n") + 1 or len(head)] + "…\n"
+
+
+def session_start_output(context: str) -> dict[str, Any]:
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "SessionStart",
+            "additionalContext": cut(context),
+        }
+    }
