@@ -13,6 +13,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from aletheia_hub.commands.connect import proxy_command
 from aletheia_hub.commands.doctor_errors import error_counters
+from aletheia_hub.hosts.checks import Finding, host_findings
 from aletheia_hub.settings import Settings
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import is_current
@@ -25,13 +26,19 @@ class Check:
     name: str
     ok: bool
     detail: str
+    info: bool = False  # neither good nor bad: something not set up, and how to set it up
+
+
+MARKS = {(True, False): "ok ", (False, False): "FIX", (True, True): "-- "}
 
 
 def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     commands.add_parser(
         "doctor",
-        help="check the store, the local hub, the proxy and Redis",
-        description="Check this machine's Aletheia setup; exits 1 when something needs fixing.",
+        help="check the store, the local hub, the proxy, Redis and each host's config",
+        description="Check this machine's Aletheia setup, one line per check: ok, FIX (with "
+        "the command that fixes it) or -- (not set up, with the command that sets it up). "
+        "Exits 1 when something needs fixing.",
     )
 
 
@@ -41,9 +48,16 @@ def run(_args: argparse.Namespace) -> int:
     checks.append(Check(*error_counters(settings)))
     if settings.redis_url:
         checks.append(_redis(settings.redis_url))
+    checks += [_host_check(finding) for finding in host_findings(Path.home())]
     for item in checks:
-        print(f"{'ok ' if item.ok else 'FIX'}  {item.name}: {item.detail}")
+        print(f"{MARKS[item.ok, item.info]}  {item.name}: {item.detail}")
     return 0 if all(item.ok for item in checks) else 1
+
+
+def _host_check(finding: Finding) -> Check:
+    return Check(
+        finding.name, finding.status != "fix", finding.detail, info=finding.status == "info"
+    )
 
 
 def _python() -> Check:
