@@ -136,34 +136,42 @@ class TomlDocument:
             ) from None
 
     def get(self, keys: Sequence[str]) -> Any:
-        node: Any = self.document
-        for key in keys:
-            if not isinstance(node, dict) or key not in node:
-                return None
-            node = node[key]
-        return node.unwrap() if hasattr(node, "unwrap") else node
+        return _unwrap(self.document, keys)
 
     def set(self, keys: Sequence[str], value: dict[str, Any]) -> None:
+        if self.get(keys) is None and self._append(keys, value):
+            return
         node: Any = self.document
         for depth, key in enumerate(keys[:-1]):
             if key not in node:
-                # [mcp_servers.aletheia] alone, without an empty [mcp_servers] header.
                 node.add(key, tomlkit.table(is_super_table=depth == 0))
             node = node[key]
             if not isinstance(node, dict):
                 raise ConfigFileError(f"{self.path}: {key!r} is not a table; it was left as it is.")
-        table = tomlkit.table()
-        for name, item in value.items():
-            if isinstance(item, dict):
-                inline = tomlkit.inline_table()
-                inline.update(item)
-                table.add(name, inline)
-            else:
-                table.add(name, item)
         if keys[-1] in node:
-            node[keys[-1]] = table
+            node[keys[-1]] = _table(value)
         else:
-            node.add(keys[-1], table)
+            node.add(keys[-1], _table(value))
+
+    def _append(self, keys: Sequence[str], value: dict[str, Any]) -> bool:
+        """Add a new table at the end of the file, so the user's text stays as it was, byte for
+        byte (tomlkit would slot it among the user's tables); False where TOML forbids it (a
+        parent defined as an inline table, say)."""
+        snippet = tomlkit.document()
+        outer = tomlkit.table(is_super_table=True)
+        outer.add(keys[-1], _table(value))
+        snippet.add(keys[0], outer)
+        text = tomlkit.dumps(self.document)
+        if text.strip():
+            text = text + ("" if text.endswith("\n") else "\n") + "\n"
+        try:
+            candidate = tomlkit.parse(text + tomlkit.dumps(snippet))
+        except tomlkit.exceptions.TOMLKitError:
+            return False
+        if len(keys) != 2 or _unwrap(candidate, keys) != value:
+            return False
+        self.document = candidate
+        return True
 
     def remove(self, keys: Sequence[str]) -> bool:
         node: Any = self.document
@@ -185,3 +193,25 @@ class TomlDocument:
             # The blank line that set our table apart would otherwise stay at the end.
             text = text.rstrip("\n") + "\n"
         return text
+
+
+def _unwrap(document: Any, keys: Sequence[str]) -> Any:
+    node: Any = document
+    for key in keys:
+        if not isinstance(node, dict) or key not in node:
+            return None
+        node = node[key]
+    return node.unwrap() if hasattr(node, "unwrap") else node
+
+
+def _table(value: dict[str, Any]) -> Table:
+    """A TOML table of the value; nested dicts (env) as inline tables."""
+    table = tomlkit.table()
+    for name, item in value.items():
+        if isinstance(item, dict):
+            inline = tomlkit.inline_table()
+            inline.update(item)
+            table.add(name, inline)
+        else:
+            table.add(name, item)
+    return table

@@ -1,0 +1,71 @@
+"""aletheia install claude-code --hooks: our two hooks in Claude Code's settings, beside the
+user's own, added once and taken out alone."""
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.hub.hosts.conftest import ALETHEIA, Cli, backups
+
+USER_HOOKS: dict[str, Any] = {
+    "SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo hi"}]}],
+    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "lint.sh"}]}],
+}
+
+
+def settings_file(home: Path) -> Path:
+    return home / ".claude" / "settings.json"
+
+
+def ours(subcommand: str) -> dict[str, Any]:
+    command = f"{ALETHEIA} hook {subcommand} --tool claude-code"
+    return {"hooks": [{"type": "command", "command": command, "timeout": 30}]}
+
+
+def test_hooks_are_added_beside_the_users_hooks_once(cli: Cli, home: Path) -> None:
+    path = settings_file(home)
+    path.parent.mkdir()
+    path.write_text(json.dumps({"model": "opus", "hooks": USER_HOOKS}))
+    done = cli("install", "claude-code", "--hooks", "--write")
+    assert done.code == 0, done.err
+    settings = json.loads(path.read_text())
+    assert settings["model"] == "opus"
+    assert settings["hooks"] == {
+        "SessionStart": [*USER_HOOKS["SessionStart"], ours("session-start")],
+        "PreToolUse": USER_HOOKS["PreToolUse"],
+        "UserPromptSubmit": [ours("user-prompt")],
+    }
+    assert (home / ".claude.json").exists()  # the MCP entry is written too
+    written = path.read_bytes()
+    again = cli("install", "claude-code", "--hooks", "--write")
+    assert again.code == 0 and "nothing to change" in again.out
+    assert path.read_bytes() == written
+    assert len(backups(path.parent)) == 1
+
+
+def test_uninstall_takes_out_only_our_hooks(cli: Cli, home: Path) -> None:
+    path = settings_file(home)
+    path.parent.mkdir()
+    path.write_text(json.dumps({"hooks": USER_HOOKS}))
+    assert cli("install", "claude-code", "--hooks", "--write").code == 0
+    done = cli("uninstall", "claude-code", "--write")
+    assert done.code == 0, done.err
+    assert json.loads(path.read_text()) == {"hooks": USER_HOOKS}
+    assert "aletheia" not in json.loads((home / ".claude.json").read_text())["mcpServers"]
+
+
+def test_hooks_are_refused_for_a_host_that_does_not_offer_them(cli: Cli, home: Path) -> None:
+    done = cli("install", "cursor", "--hooks", "--write")
+    assert done.code == 2
+    assert "Cursor hooks are not offered" in done.err
+    assert list(home.iterdir()) == []
+
+
+def test_malformed_settings_are_refused_and_left_untouched(cli: Cli, home: Path) -> None:
+    path = settings_file(home)
+    path.parent.mkdir()
+    path.write_text('{"hooks": ')
+    done = cli("install", "claude-code", "--hooks", "--write")
+    assert done.code == 1 and "is not valid JSON" in done.err
+    assert path.read_text() == '{"hooks": '
+    assert not (home / ".claude.json").exists()  # nothing is written when any file fails
