@@ -1,0 +1,137 @@
+"""aletheia rules write: the rules that apply in a project, in a managed block of each host's
+instruction file; the user's text around it never changes."""
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from aletheia_hub.store.db import Database
+from aletheia_hub.store.rules import add_rule
+from tests.conftest import copy_sqlite_template
+from tests.hub.hosts.conftest import Cli
+
+CLAUDE_TEXT = "# Shop\n\nUse pnpm.\n"
+AGENTS_TEXT = "# Agents\n\nRun `make test` before you push."  # no newline at the end
+
+
+@pytest.fixture
+def store(tmp_path: Path, sqlite_template: Path) -> Path:
+    """A store holding rules for shop, everywhere, a situation and another project."""
+    path = tmp_path / "hub.db"
+    copy_sqlite_template(sqlite_template, f"sqlite:///{path}")
+    db = Database(f"sqlite:///{path}")
+    rules = [
+        ("Run the tests before you commit", "you are about to commit", "everywhere", None, None),
+        ("Use pnpm, not npm", None, "project", "shop", ["shop"]),
+        ("Ask before deploying", "you deploy", "situation", "deploys", None),
+        ("Billing uses yarn", None, "project", "billing", ["billing"]),
+    ]
+    try:
+        with db.write_session() as session:
+            for then, when, tier, name, reach in rules:
+                add_rule(
+                    session=session,
+                    then=then,
+                    when=when,
+                    scope_tier=tier,
+                    scope_name=name,
+                    source="tests",
+                    project=name or "shop",
+                    reach=reach,
+                )
+    finally:
+        db.dispose()
+    return path
+
+
+@pytest.fixture
+def shop(tmp_path: Path) -> Path:
+    root = tmp_path / "shop"
+    root.mkdir()
+    (root / "CLAUDE.md").write_text(CLAUDE_TEXT)
+    (root / "AGENTS.md").write_text(AGENTS_TEXT)
+    return root
+
+
+def write(cli: Cli, store: Path, root: Path, *extra: str) -> tuple[int, str, str]:
+    done = cli("rules", "write", "--root", str(root), "--hub-db", str(store), *extra)
+    return done.code, done.out, done.err
+
+
+RULE_LINES = (
+    "- When you are about to commit: Run the tests before you commit\n"
+    "- Always: Use pnpm, not npm\n"
+    "- When you deploy: Ask before deploying\n"
+)
+
+
+def test_rules_go_into_every_hosts_file_and_the_users_text_stays(
+    cli: Cli, store: Path, shop: Path
+) -> None:
+    code, out, err = write(cli, store, shop, "--all", "--write")
+    assert code == 0, err
+    claude = (shop / "CLAUDE.md").read_text()
+    assert claude.startswith(CLAUDE_TEXT + "\n<!-- aletheia-rules -->\n")
+    assert RULE_LINES in claude and "Billing uses yarn" not in claude
+    assert claude.endswith("<!-- /aletheia-rules -->\n")
+    agents = (shop / "AGENTS.md").read_text()
+    assert agents.startswith(AGENTS_TEXT + "\n\n<!-- aletheia-rules -->\n") and RULE_LINES in agents
+    assert RULE_LINES in (shop / "GEMINI.md").read_text()
+    cursor = (shop / ".cursor" / "rules" / "aletheia.mdc").read_text()
+    assert cursor.startswith("---\ndescription: Standing rules kept in Aletheia\nalwaysApply: true")
+    assert (
+        (shop / ".windsurf" / "rules" / "aletheia.md")
+        .read_text()
+        .startswith("---\ntrigger: always_on\n---\n<!-- aletheia-rules -->\n")
+    )
+    assert sorted(out.splitlines()) == [
+        "created .cursor/rules/aletheia.mdc",
+        "created .windsurf/rules/aletheia.md",
+        "created GEMINI.md",
+        "updated AGENTS.md",
+        "updated CLAUDE.md",
+    ]
+    again = write(cli, store, shop, "--all", "--write")
+    assert again[0] == 0 and again[1].startswith("Nothing to change: shop has 3 rule(s)")
+
+
+def test_without_write_the_diff_is_printed_and_nothing_written(
+    cli: Cli, store: Path, shop: Path
+) -> None:
+    code, out, _ = write(cli, store, shop, "--tool", "claude-code")
+    assert code == 0
+    assert out.startswith("--- a/CLAUDE.md\n+++ b/CLAUDE.md\n")
+    assert "+- Always: Use pnpm, not npm\n" in out
+    assert (shop / "CLAUDE.md").read_text() == CLAUDE_TEXT
+
+
+def test_with_no_rules_no_file_is_created_and_blocks_go(cli: Cli, store: Path, shop: Path) -> None:
+    assert write(cli, store, shop, "--all", "--write")[0] == 0
+    db = Database(f"sqlite:///{store}")
+    try:
+        with db.write_session() as session:
+            session.execute(text("DELETE FROM rules"))
+    finally:
+        db.dispose()
+    code, out, err = write(cli, store, shop, "--all", "--write")
+    assert code == 0, err
+    assert "deleted GEMINI.md" in out.splitlines()
+    assert (shop / "CLAUDE.md").read_text() == CLAUDE_TEXT
+    assert (shop / "AGENTS.md").read_text() == AGENTS_TEXT
+    assert not (shop / "GEMINI.md").exists()
+    assert not (shop / ".cursor" / "rules" / "aletheia.mdc").exists()
+    assert not (shop / ".windsurf" / "rules" / "aletheia.md").exists()
+    empty = shop.parent / "empty"
+    empty.mkdir()
+    assert write(cli, store, empty, "--all", "--write")[1].startswith(
+        "Nothing to change: empty has no rules"
+    )
+    assert list(empty.iterdir()) == []
+
+
+def test_the_project_comes_from_the_option_when_given(cli: Cli, store: Path, shop: Path) -> None:
+    code, _, err = write(cli, store, shop, "--project", "billing", "--write")
+    assert code == 0, err
+    claude = (shop / "CLAUDE.md").read_text()
+    assert "- Always: Billing uses yarn\n" in claude and "pnpm, not npm" not in claude
