@@ -1,0 +1,124 @@
+"""aletheia backup FILE and aletheia restore FILE: a whole store, every table, every row."""
+
+import argparse
+import sys
+from pathlib import Path
+
+from aletheia_hub.commands.progress import ProgressBar
+from aletheia_hub.commands.store_access import add_store_options, open_store
+from aletheia_hub.store.backup import native
+from aletheia_hub.store.backup.logical import BackupError, restore_logical, write_logical
+from aletheia_hub.store.db import Database
+
+FORMATS = ("auto", "native", "json")
+
+
+def add_parsers(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    backup = commands.add_parser(
+        "backup",
+        help="write a backup of the whole store to FILE",
+        description=(
+            "Back up every table of the store while hubs keep serving it. SQLite: a copy made "
+            "with SQLite's online backup API (a store file you can open). PostgreSQL: pg_dump's "
+            "custom format when pg_dump is on PATH and not older than the server, else a "
+            "logical backup (JSON lines of every row). Restore with `aletheia restore FILE`."
+        ),
+    )
+    backup.add_argument("file", type=Path, help="where to write the backup (must not exist)")
+    backup.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="auto",
+        help="native (SQLite backup API / pg_dump), json (logical), or auto (default: native "
+        "when it can be made)",
+    )
+    add_store_options(backup)
+    restore = commands.add_parser(
+        "restore",
+        help="restore a backup FILE into an empty store",
+        description=(
+            "Restore a file written by `aletheia backup` into a store that holds nothing yet "
+            "(a new --hub-db file, an empty PostgreSQL database or schema); a store with rows "
+            "is refused. Stop hubs that serve the target first. All or nothing."
+        ),
+    )
+    restore.add_argument("file", type=Path, help="the backup to restore")
+    add_store_options(restore)
+
+
+def run_backup(args: argparse.Namespace) -> int:
+    target: Path = args.file
+    if target.exists():
+        return _fail(f"{target} exists; choose a new file name")
+    db = open_store(args)
+    try:
+        kind = _backup(db, target, args.format)
+    except (BackupError, OSError) as error:
+        target.unlink(missing_ok=True)
+        return _fail(f"backup failed: {error}")
+    finally:
+        db.dispose()
+    print(f"Backed up the store to {target} ({kind}, {target.stat().st_size} bytes).")
+    return 0
+
+
+def run_restore(args: argparse.Namespace) -> int:
+    source: Path = args.file
+    if not source.is_file():
+        return _fail(f"{source} is not a file")
+    db = open_store(args)
+    try:
+        kind = native.file_kind(source)
+        if kind == "sqlite":
+            _require(db.is_sqlite, "this is an SQLite backup; restore it with --hub-db FILE")
+            native.restore_sqlite(db, source)
+            print(f"Restored {source} into {native.sqlite_path(db)}.")
+        elif kind == "pg_dump":
+            _require(not db.is_sqlite, "this is a pg_dump backup; name a PostgreSQL store")
+            native.restore_postgres(db, source)
+            print(f"Restored {source} with pg_restore.")
+        else:
+            rows = _restore_logical(db, source)
+            print(f"Restored {rows} row(s) from {source}.")
+    except (BackupError, OSError, UnicodeDecodeError) as error:
+        return _fail(f"restore failed: {error}")
+    finally:
+        db.dispose()
+    return 0
+
+
+def _backup(db: Database, target: Path, wanted: str) -> str:
+    if wanted != "json" and db.is_sqlite:
+        native.backup_sqlite(db, target)
+        return "SQLite backup API"
+    if wanted != "json":
+        problem = native.pg_dump_problem(db)
+        if problem is None:
+            native.backup_postgres(db, target)
+            return "pg_dump custom format"
+        if wanted == "native":
+            raise BackupError(f"cannot make a native backup: {problem}")
+        print(f"aletheia: {problem}: writing a logical backup instead", file=sys.stderr)
+    with target.open("w", encoding="utf-8") as out:
+        rows = write_logical(db, out)
+    return f"logical, {rows} rows"
+
+
+def _restore_logical(db: Database, source: Path) -> int:
+    with source.open("rb") as file:
+        total = max(sum(1 for _line in file) - 1, 0)  # after the header line
+    bar = ProgressBar(total, "restoring")
+    with source.open(encoding="utf-8") as file:
+        rows = restore_logical(db, file, bar.update)
+    bar.update(rows, final=True)
+    return rows
+
+
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        raise BackupError(message)
+
+
+def _fail(message: str) -> int:
+    print(f"aletheia: {message}", file=sys.stderr)
+    return 1
