@@ -7,12 +7,14 @@ from typing import Final
 
 from aletheia_hub.commands import (
     audit,
+    backup,
     connect,
     context,
     doctor,
     hook,
     install,
     links,
+    maintain,
     portable,
     reindex,
     rules,
@@ -131,6 +133,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     reindex.add_parser(commands)
     context.add_parser(commands)
     portable.add_parsers(commands)
+    backup.add_parsers(commands)
+    maintain.add_parser(commands)
     args = parser.parse_args(argv)
     if args.command == "serve":
         serve(_settings(args), quiet=args.quiet)
@@ -151,4 +155,7 @@ RUNNERS: Final[dict[str, Callable[[argparse.Namespace], int]]] = {
     "context": context.run,
     "export": portable.run_export,
     "import": portable.run_import,
+    "backup": backup.run_backup,
+    "restore": backup.run_restore,
+    "maintain": maintain.run,
 }
