@@ -2,11 +2,14 @@
 
 import os
 import secrets
+import shutil
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+import uuid
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -14,9 +17,12 @@ import httpx
 import psycopg
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy.engine import make_url
 
 from aletheia_hub.app import create_app
 from aletheia_hub.settings import Settings
+from aletheia_hub.store.db import Database
+from aletheia_hub.store.migrate import upgrade_to_head
 from tests.helpers import McpHttpClient
 
 POSTGRES_DSN = "host=127.0.0.1 port=5432 dbname=test user=postgres connect_timeout=3"
@@ -98,9 +104,96 @@ def settings(store_url: str, tmp_path: Path) -> Settings:
     return Settings(database_url=store_url, data_dir=tmp_path, cwd=tmp_path)
 
 
+# --- one migrated SQLite template per session, copied per test ----------------------------------
+
+# Values a migration draws at random for each store (store_meta key: how it is drawn). Every
+# copy of the template gets its own, as a store migrated from scratch would.
+PER_STORE_RANDOM: dict[str, Callable[[], str]] = {
+    "store_id": lambda: uuid.uuid4().hex,
+    "cursor_secret": lambda: secrets.token_hex(32),
+}
+
+
+def _migrate_sqlite(path: Path) -> None:
+    """Migrate a new SQLite file to head and fold its WAL back in: one self-contained file."""
+    db = Database(f"sqlite:///{path}")
+    try:
+        upgrade_to_head(db.engine)
+        with db.engine.connect() as connection:
+            connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        db.dispose()
+    sidecars = [p.name for p in path.parent.iterdir() if p.name != path.name]
+    assert not sidecars, f"the migrated SQLite file left {sidecars} beside it"
+
+
+def _redraw_per_store_values(path: Path, values: dict[str, str] | None = None) -> None:
+    """Give the store at `path` new per-store values (drawn afresh unless given)."""
+    connection = sqlite3.connect(path)
+    try:
+        tables = connection.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'store_meta'"
+        ).fetchall()
+        if tables:
+            with connection:
+                for key, draw in PER_STORE_RANDOM.items():
+                    value = draw() if values is None else values[key]
+                    connection.execute(
+                        "UPDATE store_meta SET value = ? WHERE key = ?", (value, key)
+                    )
+    finally:
+        connection.close()
+
+
+def _dump(path: Path) -> list[str]:
+    connection = sqlite3.connect(path)
+    try:
+        return list(connection.iterdump())
+    finally:
+        connection.close()
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One SQLite store migrated to head for the whole session, for tests to copy.
+
+    Two stores are migrated and compared first: apart from PER_STORE_RANDOM they must be
+    identical, so a copy stands for a freshly migrated store.
+    """
+    folders = [tmp_path_factory.mktemp("sqlite-template") for _ in range(2)]
+    template, twin = (folder / "hub.db" for folder in folders)
+    for path in (template, twin):
+        _migrate_sqlite(path)
+    fixed = dict.fromkeys(PER_STORE_RANDOM, "same")
+    scratch = [folder / "compare.db" for folder in folders]
+    for path, copy in zip((template, twin), scratch, strict=True):
+        shutil.copy(path, copy)
+        _redraw_per_store_values(copy, fixed)
+    assert _dump(scratch[0]) == _dump(scratch[1]), (
+        "two fresh migrations differ beyond PER_STORE_RANDOM: add the new per-store value there"
+    )
+    return template
+
+
+def copy_sqlite_template(template: Path, url: str) -> None:
+    """Put a copy of the migrated template at the SQLite file `url` names, with its own
+    per-store values. Nothing happens for PostgreSQL or when the file already exists."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return
+    target = Path(parsed.database)
+    if target.exists():
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(template, target)
+    _redraw_per_store_values(target)
+
+
 @pytest.fixture
-def http(settings: Settings) -> Iterator[TestClient]:
-    """The app in-process, lifespan (migrations) included, addressed as loopback."""
+def http(settings: Settings, sqlite_template: Path) -> Iterator[TestClient]:
+    """The app in-process, addressed as loopback; on SQLite its store starts as a copy of the
+    migrated template, so the lifespan's migration finds nothing to do."""
+    copy_sqlite_template(sqlite_template, settings.resolved_database_url())
     with TestClient(create_app(settings), base_url="http://127.0.0.1") as client:
         yield client
 

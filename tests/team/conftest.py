@@ -21,6 +21,7 @@ from aletheia_hub.store.migrate import upgrade_to_head
 from aletheia_shared import headers, jsonrpc
 from tests.conftest import (
     BIN,
+    copy_sqlite_template,
     free_port,
     fresh_postgres_schema,
     process_env,
@@ -293,8 +294,9 @@ class Team:
 
 
 @pytest.fixture
-def team(team_app: TeamApp, store_url: str) -> Team:
+def team(team_app: TeamApp, store_url: str, sqlite_template: Path) -> Team:
     """A team hub with an unrestricted admin session for seeding and checking."""
+    copy_sqlite_template(sqlite_template, store_url)
     _id, admin = issue_token(store_url, "admin", None, name="owner")
     http = team_app(store_url)
     return Team(http, session_for(http, admin, project="shop"), store_url)
