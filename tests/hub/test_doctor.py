@@ -15,6 +15,7 @@ def doctor(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
 def clean_env(tmp_path: Path) -> dict[str, str]:
     env = process_env()
     env["ALETHEIA_DATA_DIR"] = str(tmp_path / "data")
+    env["HOME"] = str(tmp_path / "home")  # doctor also reads hosts' configs there
     return env
 
 

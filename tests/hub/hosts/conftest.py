@@ -1,6 +1,8 @@
-"""Helpers for the host tests: a temporary HOME per test and the CLI run in-process."""
+"""Helpers for the host tests: a temporary HOME per test, the CLI in-process or as a real
+process, and one real hub for the tests that need one."""
 
-from collections.abc import Sequence
+import subprocess
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -8,7 +10,7 @@ import pytest
 
 from aletheia_hub.cli import main
 from aletheia_hub.commands.connect import proxy_command
-from tests.conftest import BIN
+from tests.conftest import BIN, HubProcess, process_env
 
 GOLDEN = Path(__file__).parent / "golden"
 PROXY = proxy_command()
@@ -55,3 +57,37 @@ class Cli:
 
 def backups(folder: Path) -> Sequence[Path]:
     return sorted(folder.glob("*.aletheia-*.bak"))
+
+
+@dataclass(frozen=True, slots=True)
+class LiveHub:
+    """A real hub process shared by the package's tests, and the environment that finds it."""
+
+    process: HubProcess
+    env: dict[str, str]
+
+
+@pytest.fixture(scope="package")
+def live_hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveHub]:
+    data = tmp_path_factory.mktemp("live-hub") / "data"
+    env = {**process_env(), "ALETHEIA_DATA_DIR": str(data)}
+    hub = HubProcess(env)
+    try:
+        yield LiveHub(hub, {**env, "ALETHEIA_PORT": str(hub.port)})
+    finally:
+        hub.stop()
+
+
+def run_aletheia(
+    *args: str, env: dict[str, str], home: Path, stdin: str = ""
+) -> subprocess.CompletedProcess[str]:
+    """The real `aletheia` command with HOME set to `home`."""
+    return subprocess.run(
+        [ALETHEIA, *args],
+        input=stdin,
+        env={**env, "HOME": str(home)},
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=False,
+    )
