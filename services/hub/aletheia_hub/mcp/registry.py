@@ -2,7 +2,7 @@
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from pydantic import BaseModel
 
@@ -10,6 +10,7 @@ from aletheia_hub.auth import Access
 from aletheia_hub.mcp.context import ToolContext
 
 Handler = Callable[[Any, ToolContext], str]
+_DEFS: Final = "#/$defs/"
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,8 +57,14 @@ def _definition(tool: Tool) -> dict[str, Any]:
 
 
 def input_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The JSON Schema of a tool's arguments, without pydantic's generated titles."""
+    """The JSON Schema of a tool's arguments, in the subset every host accepts.
+
+    Without pydantic's generated titles; `$ref`s inlined (Gemini CLI cannot resolve `$defs`);
+    `const` written as a one-value `enum` (not in Gemini's schema subset).
+    """
     schema = model.model_json_schema()
+    definitions = schema.pop("$defs", {})
+    schema = dict(_portable(schema, definitions))
     _drop_titles(schema)
     for name, prop in schema.get("properties", {}).items():
         schema["properties"][name] = _without_null_branch(prop)
@@ -65,16 +72,33 @@ def input_schema(model: type[BaseModel]) -> dict[str, Any]:
     return schema
 
 
+def _portable(node: Any, definitions: dict[str, Any]) -> Any:
+    if isinstance(node, list):
+        return [_portable(item, definitions) for item in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith(_DEFS):
+        inlined = {**definitions[ref.removeprefix(_DEFS)], **node}
+        del inlined["$ref"]
+        return _portable(inlined, definitions)
+    portable = {key: _portable(value, definitions) for key, value in node.items()}
+    if "const" in portable:
+        portable["enum"] = [portable.pop("const")]
+    return portable
+
+
 def _without_null_branch(prop: dict[str, Any]) -> dict[str, Any]:
-    """Show an optional argument as its plain type: omitting it is how a caller says null."""
+    """Show an optional argument without its null branch: omitting it is how a caller says
+    null (and not every host's schema subset has a null type)."""
     branches = prop.get("anyOf")
-    if not isinstance(branches, list) or len(branches) != 2 or {"type": "null"} not in branches:
+    if not isinstance(branches, list) or {"type": "null"} not in branches:
         return prop
-    (kept,) = [branch for branch in branches if branch != {"type": "null"}]
+    kept = [branch for branch in branches if branch != {"type": "null"}]
     merged = {key: value for key, value in prop.items() if key != "anyOf"}
     if merged.get("default", 0) is None:
         del merged["default"]
-    return {**kept, **merged}
+    return {**kept[0], **merged} if len(kept) == 1 else {"anyOf": kept, **merged}
 
 
 def _drop_titles(node: Any) -> None:

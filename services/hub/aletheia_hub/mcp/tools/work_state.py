@@ -18,7 +18,21 @@ Items = list[Item]
 ITEMS_SCHEMA: dict[str, Any] = {
     "type": "array",
     "maxItems": 1000,
-    "items": {"type": ["string", "number", "boolean", "object"]},
+    # One type per branch: hosts that map schemas onto a single-type dialect (Gemini's function
+    # declarations) reject a list of types, and an object that names no properties.
+    "items": {
+        "anyOf": [
+            {"type": "string"},
+            {"type": "number"},
+            {"type": "boolean"},
+            {
+                "type": "object",
+                "properties": {"task": {"type": "string"}, "done": {"type": "boolean"}},
+                "additionalProperties": True,
+                "description": "Any keys; task and done are the usual ones.",
+            },
+        ]
+    },
     "description": "Strings, numbers, booleans or plain objects: the full list.",
 }
 
