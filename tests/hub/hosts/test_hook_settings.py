@@ -69,3 +69,29 @@ def test_malformed_settings_are_refused_and_left_untouched(cli: Cli, home: Path)
     assert done.code == 1 and "is not valid JSON" in done.err
     assert path.read_text() == '{"hooks": '
     assert not (home / ".claude.json").exists()  # nothing is written when any file fails
+
+
+def test_gemini_cli_gets_server_and_hooks_in_its_one_settings_file(cli: Cli, home: Path) -> None:
+    path = home / ".gemini" / "settings.json"
+    path.parent.mkdir()
+    user = {
+        "theme": "dark",
+        "hooks": {"AfterTool": [{"hooks": [{"type": "command", "command": "log.sh"}]}]},
+    }
+    path.write_text(json.dumps(user))
+    done = cli("install", "gemini-cli", "--hooks", "--write")
+    assert done.code == 0, done.err
+    assert done.out.count("Wrote ~/.gemini/settings.json") == 1
+    settings = json.loads(path.read_text())
+    assert settings["theme"] == "dark"
+    assert settings["mcpServers"]["aletheia"]["env"] == {"ALETHEIA_TOOL": "gemini-cli"}
+    start = f"{ALETHEIA} hook session-start --tool gemini-cli"
+    prompt = f"{ALETHEIA} hook user-prompt --tool gemini-cli"
+    assert settings["hooks"] == {
+        "AfterTool": user["hooks"]["AfterTool"],
+        "SessionStart": [{"hooks": [{"type": "command", "command": start, "timeout": 30_000}]}],
+        "BeforeAgent": [{"hooks": [{"type": "command", "command": prompt, "timeout": 30_000}]}],
+    }
+    assert "nothing to change" in cli("install", "gemini-cli", "--hooks", "--write").out
+    assert cli("uninstall", "gemini-cli", "--write").code == 0
+    assert json.loads(path.read_text()) == {**user, "mcpServers": {}}

@@ -69,10 +69,16 @@ def run_install(args: argparse.Namespace) -> int:
     remote = Remote(args.remote, args.token) if args.remote else None
     home = Path.home()
     try:
-        changes = [install.plan_install(host, home, proxy_command(), remote)]
+        entry = install.plan_install(host, home, proxy_command(), remote)
+        changes = [entry]
         hook_file = host.hook_file(home)
         if args.hooks and hook_file is not None:
-            changes.append(hook_settings.plan_hooks(host, hook_file, aletheia_command()))
+            # Gemini CLI keeps servers and hooks in one file: one change then holds both.
+            same = hook_file == host.config_file(home)
+            hooks = hook_settings.plan_hooks(
+                host, hook_file, aletheia_command(), entry if same else None
+            )
+            changes = [hooks] if same else [entry, hooks]
         return _finish(host, [c for c in changes if c is not None], home, args.write)
     except ConfigFileError as error:
         print(f"aletheia install: {error}", file=sys.stderr)
@@ -83,10 +89,13 @@ def run_uninstall(args: argparse.Namespace) -> int:
     host = HOSTS[args.tool]
     home = Path.home()
     try:
-        changes = [install.plan_uninstall(host, home)]
+        entry = install.plan_uninstall(host, home)
+        changes = [entry]
         hook_file = host.hook_file(home)
         if hook_file is not None:
-            changes.append(hook_settings.plan_remove_hooks(hook_file))
+            same = hook_file == host.config_file(home)
+            hooks = hook_settings.plan_remove_hooks(host, hook_file, entry if same else None)
+            changes = [hooks] if same else [entry, hooks]
         return _finish(host, [c for c in changes if c is not None], home, args.write)
     except ConfigFileError as error:
         print(f"aletheia uninstall: {error}", file=sys.stderr)

@@ -20,6 +20,10 @@ class Host:
     instruction_file: str  # where rules go, from the project root
     # Where the host reads session hooks from the home folder; None: `--hooks` is not offered.
     hook_settings: str | None = None
+    # The host's hook event for each `aletheia hook` subcommand.
+    hook_events: tuple[tuple[str, str], ...] = ()
+    # The timeout written with each hook, in the unit the host reads (None: none written).
+    hook_timeout: int | None = None
     # Other names the host also reads its config from, tried when config_path is absent.
     alternatives: tuple[str, ...] = ()
 
@@ -49,12 +53,21 @@ HOSTS: Final = {
         "claude",
         "CLAUDE.md",
         hook_settings="~/.claude/settings.json",
+        hook_events=(("SessionStart", "session-start"), ("UserPromptSubmit", "user-prompt")),
+        hook_timeout=30,  # seconds
     ),
     "cursor": Host(
         "cursor", "Cursor", "~/.cursor/mcp.json", "mcp-servers", ".cursor/rules/aletheia.mdc"
     ),
     "gemini-cli": Host(
-        "gemini-cli", "Gemini CLI", "~/.gemini/settings.json", "mcp-servers", "GEMINI.md"
+        "gemini-cli",
+        "Gemini CLI",
+        "~/.gemini/settings.json",
+        "mcp-servers",
+        "GEMINI.md",
+        hook_settings="~/.gemini/settings.json",
+        hook_events=(("SessionStart", "session-start"), ("BeforeAgent", "user-prompt")),
+        hook_timeout=30_000,  # milliseconds
     ),
     "windsurf": Host(
         "windsurf",

@@ -59,12 +59,12 @@ def _hooks_finding(host: Host, path: Path) -> Finding:
     name = f"{host.key} hooks"
     add = f"`aletheia install {host.key} --hooks --write`"
     try:
-        found = hook_settings.installed(path)
+        found = hook_settings.installed(host, path)
     except config_files.ConfigFileError as error:
         return Finding(name, "fix", f"{error} Then run {add}.")
     if not found:
         return Finding(name, "info", f"none installed; add the session hooks: {add}")
-    missing = [event for event in hook_settings.EVENTS if event not in found]
+    missing = [event for event, _ in host.hook_events if event not in found]
     broken = sorted(
         {command for commands in found.values() for command in commands if _broken(command)}
     )

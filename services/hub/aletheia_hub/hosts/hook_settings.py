@@ -1,7 +1,8 @@
-"""Claude Code's hooks in ~/.claude/settings.json: our SessionStart and UserPromptSubmit
-commands added beside the user's own hooks, or taken out again.
+"""Hosts' hook settings (Claude Code's ~/.claude/settings.json, Gemini CLI's
+~/.gemini/settings.json): our session-start and prompt commands added beside the user's own
+hooks, or taken out again.
 
-The shape (from Claude Code's hooks reference): `{"hooks": {"<Event>": [{"hooks": [{"type":
+Both hosts' hooks references give the same shape: `{"hooks": {"<Event>": [{"hooks": [{"type":
 "command", "command": "..."}]}]}}`. Ours are told apart by their command: the aletheia
 executable followed by `hook session-start` or `hook user-prompt`.
 """
@@ -15,9 +16,7 @@ from aletheia_hub.hosts import config_files
 from aletheia_hub.hosts.catalog import Host
 from aletheia_hub.managed_block import Change
 
-# Claude Code's event -> our `aletheia hook` subcommand.
-EVENTS: Final = {"SessionStart": "session-start", "UserPromptSubmit": "user-prompt"}
-TIMEOUT_SECONDS: Final = 30
+SUBCOMMANDS: Final = ("session-start", "user-prompt")
 
 
 def hook_command(executable: str, subcommand: str, host: Host) -> str:
@@ -32,11 +31,15 @@ def is_ours(hook: object) -> bool:
         len(words) >= 3
         and Path(words[0].strip("'\"")).name == "aletheia"
         and words[1] == "hook"
-        and words[2] in EVENTS.values()
+        and words[2] in SUBCOMMANDS
     )
 
 
-def _load(path: Path) -> tuple[str | None, config_files.JsonDocument]:
+def _load(path: Path, base: Change | None = None) -> tuple[str | None, config_files.JsonDocument]:
+    """The file's text as it is, and the document to change: the file, or a planned change's
+    outcome when one is given."""
+    if base is not None:
+        return base.before, config_files.JsonDocument(path, base.after or "")
     before = managed_block.read_text(path)
     return before, config_files.JsonDocument(path, before or "")
 
@@ -50,17 +53,21 @@ def _event_lists(document: config_files.JsonDocument) -> dict[str, Any]:
     return hooks
 
 
-def plan_hooks(host: Host, path: Path, executable: str) -> Change | None:
-    """The change that adds our two hooks (None: both are there as wanted)."""
-    before, document = _load(path)
+def plan_hooks(
+    host: Host, path: Path, executable: str, base: Change | None = None
+) -> Change | None:
+    """The change that adds our two hooks (None: both are there as wanted). `base` is a change
+    already planned to the same file, which this one then builds on."""
+    before, document = _load(path, base)
     hooks = _event_lists(document)
-    changed = False
-    for event, subcommand in EVENTS.items():
+    changed = base is not None
+    for event, subcommand in host.hook_events:
         wanted: dict[str, Any] = {
             "type": "command",
             "command": hook_command(executable, subcommand, host),
-            "timeout": TIMEOUT_SECONDS,
         }
+        if host.hook_timeout is not None:
+            wanted["timeout"] = host.hook_timeout
         groups = hooks.setdefault(event, [])
         if not isinstance(groups, list):
             raise config_files.ConfigFileError(
@@ -74,16 +81,16 @@ def plan_hooks(host: Host, path: Path, executable: str) -> Change | None:
     return Change(path, before, document.dump()) if changed else None
 
 
-def plan_remove_hooks(path: Path) -> Change | None:
+def plan_remove_hooks(host: Host, path: Path, base: Change | None = None) -> Change | None:
     """The change that takes our hooks (and only ours) out of the settings."""
-    before, document = _load(path)
+    before, document = _load(path, base)
     if before is None:
-        return None
+        return base
     hooks = document.data.get("hooks")
     if not isinstance(hooks, dict):
-        return None
-    changed = False
-    for event in EVENTS:
+        return base
+    removed = False
+    for event, _ in host.hook_events:
         groups = hooks.get(event)
         if not isinstance(groups, list) or _count(groups) == 0:
             continue
@@ -92,20 +99,22 @@ def plan_remove_hooks(path: Path) -> Change | None:
             hooks[event] = kept
         else:
             del hooks[event]
-        changed = True
-    if changed and not hooks:
+        removed = True
+    if not removed:
+        return base
+    if not hooks:
         del document.data["hooks"]
-    return Change(path, before, document.dump()) if changed else None
+    return Change(path, before, document.dump())
 
 
-def installed(path: Path) -> dict[str, list[str]]:
+def installed(host: Host, path: Path) -> dict[str, list[str]]:
     """Our hook commands found in the settings, by event."""
     _, document = _load(path)
     hooks = document.data.get("hooks")
     found: dict[str, list[str]] = {}
     if not isinstance(hooks, dict):
         return found
-    for event in EVENTS:
+    for event, _ in host.hook_events:
         groups = hooks.get(event)
         for group in groups if isinstance(groups, list) else []:
             for hook in group.get("hooks", []) if isinstance(group, dict) else []:
