@@ -6,10 +6,10 @@ STAMP := $(VENV)/.installed
 PACKAGES := shared/pyproject.toml services/hub/pyproject.toml services/stdio-proxy/pyproject.toml
 
 .DEFAULT_GOAL := help
-.PHONY: help install run test lint format bench clean
+.PHONY: help install run test conformance lint format bench clean
 
 help: ## list the targets
-	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
 $(STAMP): $(PACKAGES) requirements-dev.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Aletheia needs Python 3.11 or newer (set PYTHON=...)")'
@@ -24,8 +24,12 @@ install: $(STAMP) ## create .venv and install the three packages (editable) and 
 run: install ## start the hub on the local SQLite store and print how to connect a host
 	$(BIN)/aletheia-server
 
-test: install ## run every test suite (PostgreSQL suites skip without a server unless CI=true)
+test: install ## run every test suite (PostgreSQL ones skip without a server unless CI=true) and make conformance
 	$(BIN)/pytest
+	$(BIN)/python judges/run.py
+
+conformance: install ## MCP conformance suite, Inspector CLI and TypeScript SDK against real hubs
+	$(BIN)/python judges/run.py
 
 lint: install ## ruff (lint + format check) and mypy --strict
 	$(BIN)/ruff check .
@@ -40,4 +44,4 @@ bench: install ## run the benchmarks and print their figures
 	$(BIN)/python bench/roundtrip.py
 
 clean: ## remove the virtual environment and caches
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .cache
