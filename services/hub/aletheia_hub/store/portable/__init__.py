@@ -9,6 +9,7 @@ from aletheia_hub.store.portable.document import (
     VERSION,
     Document,
     PayloadError,
+    Viewer,
     parse_document,
 )
 from aletheia_hub.store.portable.export import build_document, dump_document
@@ -21,6 +22,7 @@ __all__ = [
     "ImportCounts",
     "ImportMode",
     "PayloadError",
+    "Viewer",
     "build_document",
     "dump_document",
     "import_document",

@@ -7,6 +7,7 @@ Times are epoch milliseconds (exact on every backend).
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -24,6 +25,13 @@ Name = Annotated[str, Field(min_length=1, max_length=200)]
 MemoryType = Literal[
     "decision", "gotcha", "bugfix", "feature", "refactor", "change", "discovery", "note"
 ]
+
+
+@dataclass(frozen=True, slots=True)
+class Viewer:
+    """A caller who sees user-scope memories of one owner only (None: the local user)."""
+
+    owner: str | None
 
 
 class PayloadError(StoreError):

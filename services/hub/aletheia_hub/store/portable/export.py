@@ -4,7 +4,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, or_, select, true
 from sqlmodel import Session
 
 from aletheia_hub.clock import iso_ms, now_ms
@@ -18,6 +18,7 @@ from aletheia_hub.store.portable.document import (
     RuleEntry,
     Tombstone,
     TrailEntry,
+    Viewer,
     WorkStateEntry,
 )
 from aletheia_hub.store.tables import DISMISSALS, FACTS, MEMORIES, MEMORY_FILES, RULES
@@ -30,11 +31,13 @@ def build_document(
     project: str,
     type: MemoryType | None = None,
     limit: int | None = None,
+    viewer: Viewer | None = None,
 ) -> Document:
     """Every observation of the project (current, superseded and removed), oldest first, or
     the newest `limit` of one `type`; the facts of those observations (and facts of no
-    observation when unfiltered), and the project's rules and work-state lists."""
-    rows = _memory_rows(session, project, type, limit)
+    observation when unfiltered), and the project's rules and work-state lists. A viewer
+    sees no other owner's user-scope memories."""
+    rows = _memory_rows(session, project, type, limit, viewer)
     ids = [row.id for row in rows]
     files = _files(session, ids)
     observations = [_observation(row, files.get(row.id, [])) for row in rows]
@@ -61,10 +64,23 @@ def dump_document(document: Document) -> str:
     return json.dumps(document.model_dump(mode="json", by_alias=True), ensure_ascii=False, indent=2)
 
 
+def readable_by(viewer: Viewer | None) -> ColumnElement[bool]:
+    """Memories a viewer may export or replace: not another owner's user-scope ones."""
+    if viewer is None:
+        return true()
+    owner = viewer.owner
+    mine = MEMORIES.c.owner.is_(None) if owner is None else MEMORIES.c.owner == owner
+    return or_(MEMORIES.c.scope != "user", mine)
+
+
 def _memory_rows(
-    session: Session, project: str, type: MemoryType | None, limit: int | None
+    session: Session,
+    project: str,
+    type: MemoryType | None,
+    limit: int | None,
+    viewer: Viewer | None,
 ) -> list[Any]:
-    query = select(MEMORIES).where(MEMORIES.c.project == project)
+    query = select(MEMORIES).where(MEMORIES.c.project == project, readable_by(viewer))
     if type is not None:
         query = query.where(MEMORIES.c.type == type)
     if limit is not None:

@@ -45,9 +45,11 @@ from aletheia_hub.store.portable.document import (
     FactEntry,
     Observation,
     RuleEntry,
+    Viewer,
     number,
     revision_order,
 )
+from aletheia_hub.store.portable.export import readable_by
 from aletheia_hub.store.revisions import superseded_hash
 from aletheia_hub.store.rules import rule_hash
 from aletheia_hub.store.search import index_fact, index_memory
@@ -84,11 +86,13 @@ def import_document(
     tool: str,
     owner: str | None = None,
     keep_owners: bool = False,
+    viewer: Viewer | None = None,
     progress: Progress | None = None,
 ) -> ImportCounts:
     """Write the document into the project; the caller's transaction holds every write, so an
-    error leaves the store as it was. User-scope memories get `owner` unless `keep_owners`."""
-    run = _Import(session, project, mode, tool, owner, keep_owners)
+    error leaves the store as it was. User-scope memories get `owner` unless `keep_owners`;
+    a viewer's import neither matches nor retires another owner's user-scope memories."""
+    run = _Import(session, project, mode, tool, owner, keep_owners, viewer)
     for done, observation in enumerate(revision_order(document.observations), start=1):
         run.observation(observation)
         if progress is not None:
@@ -114,6 +118,7 @@ class _Import:
         tool: str,
         owner: str | None,
         keep_owners: bool,
+        viewer: Viewer | None,
     ) -> None:
         self.session = session
         self.project = project
@@ -141,7 +146,7 @@ class _Import:
                 MEMORIES.c.dismissed_at_ms,
                 MEMORIES.c.content_hash,
                 MEMORIES.c.revision_of,
-            ).where(MEMORIES.c.project == project)
+            ).where(MEMORIES.c.project == project, readable_by(viewer))
         ):
             self.held[row.id] = _Held(
                 row.id,

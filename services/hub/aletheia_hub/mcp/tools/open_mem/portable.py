@@ -1,0 +1,95 @@
+"""mem-export and mem-import: the project's memory as one versioned JSON document."""
+
+from typing import Literal
+
+from pydantic import Field
+
+from aletheia_hub.mcp.context import ToolContext
+from aletheia_hub.mcp.registry import Tool
+from aletheia_hub.mcp.tools.common import ToolArgs
+from aletheia_hub.mcp.tools.open_mem import formats
+from aletheia_hub.mcp.tools.open_mem.common import SearchableType, owner_of
+from aletheia_hub.store.portable import (
+    ImportMode,
+    Viewer,
+    build_document,
+    dump_document,
+    import_document,
+    parse_document,
+)
+
+
+class ExportArgs(ToolArgs):
+    scope: Literal["project"] = Field(
+        default="project", description="Export scope: the session's project."
+    )
+    type: SearchableType | None = Field(default=None, description="Only observations of this type.")
+    limit: int | None = Field(
+        default=None, ge=1, le=100_000, description="At most this many (newest) observations."
+    )
+    format: Literal["json"] = Field(default="json", description="Output format: json.")
+
+
+def mem_export(args: ExportArgs, ctx: ToolContext) -> str:
+    document = build_document(
+        session=ctx.session,
+        project=ctx.project(None),
+        type=args.type,
+        limit=args.limit,
+        viewer=Viewer(owner_of(ctx)),
+    )
+    return dump_document(document)
+
+
+class ImportArgs(ToolArgs):
+    payload: str = Field(
+        min_length=1, max_length=50_000_000, description="The JSON document from mem-export."
+    )
+    mode: ImportMode = Field(
+        default="skip",
+        description=(
+            "skip: keep what the project holds, add the rest; merge: also add newer revisions "
+            "of lines it holds, keeping both histories; replace: the project's memory becomes "
+            "the payload's (what it lacks is tombstoned, never deleted)."
+        ),
+    )
+
+
+def mem_import(args: ImportArgs, ctx: ToolContext) -> str:
+    document = parse_document(args.payload)
+    project = ctx.project(None)
+    counts = import_document(
+        session=ctx.session,
+        document=document,
+        project=project,
+        mode=args.mode,
+        tool=ctx.caller_tool,
+        owner=owner_of(ctx),
+        viewer=Viewer(owner_of(ctx)),
+    )
+    return formats.imported(
+        project, args.mode, counts.added, counts.merged, counts.skipped, counts.replaced
+    )
+
+
+MEM_EXPORT = Tool(
+    name="mem-export",
+    description=(
+        "Export the project's memory as a versioned JSON document: observations with their "
+        "revisions and lineage, tombstones, facts, rules and work-state lists."
+    ),
+    args=ExportArgs,
+    handler=mem_export,
+    access="read",
+)
+MEM_IMPORT = Tool(
+    name="mem-import",
+    description=(
+        "Import a mem-export JSON document into the project in one transaction: a bad payload "
+        "writes nothing. Answers how many items were added, merged, skipped and replaced."
+    ),
+    args=ImportArgs,
+    handler=mem_import,
+    access="write",
+    destructive=True,
+)
