@@ -1,12 +1,18 @@
 """Every secret shape, saved through every tool field that stores text, never reaches the bytes
 of the SQLite file or its write-ahead log, and no answer echoes it. The secrets are fake."""
 
+import json
+import logging
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
+from aletheia_hub.app import create_app
+from aletheia_hub.settings import Settings
+from bench.redaction import corpus
 from tests.helpers import McpHttpClient
+from tests.team.conftest import issue_token, table_rows
 
 PEM_LINES = [f"MIIEvQIBADANBgkqhkiG9w0BAQEFAASC{n}" + "PemBodyLine" * 3 for n in range(4)]
 AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "DiskKey123"
@@ -120,4 +126,54 @@ def test_no_secret_reaches_the_sqlite_file_or_its_wal(
     assert b"[REDACTED:" in stored
     for secret in every_secret():
         assert secret.encode() not in stored, secret
+        assert all(secret not in answer for answer in answers), secret
+
+
+# --- the generated corpus, through a team hub: file, WAL, audit rows, logs, error answers ------
+
+
+def corpus_sample() -> list[tuple[str, str]]:
+    """(text, secret) for one case of every secret kind of bench/redaction.py, in each place."""
+    seen: set[tuple[str, str]] = set()
+    sample = []
+    for case in corpus(seed=11, rounds=1):
+        if case.secret is not None and (case.kind, case.place) not in seen:
+            seen.add((case.kind, case.place))
+            sample.append((case.text, case.secret))
+    return sample
+
+
+def test_corpus_secrets_never_reach_the_store_audit_rows_logs_or_error_answers(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    url = f"sqlite:///{tmp_path / 'team.db'}"
+    _id, admin = issue_token(url, "admin")
+    sample = corpus_sample()
+    answers: list[str] = []
+    caplog.set_level(logging.DEBUG)
+    settings = Settings(database_url=url, team_mode=True, rate_limit_per_minute=10_000)
+    with TestClient(create_app(settings), base_url="http://127.0.0.1") as http:
+        mcp = McpHttpClient(http, "/mcp", project="shop", tool="tests", token=admin)
+        mcp.initialize()
+        for text, _secret in sample:
+            answers.append(mcp.text("save_memory", {"text": text[:20_000]}))
+        for text, _secret in sample[:40]:
+            # Calls that fail: an unknown tool or method named by the secret, a bad argument.
+            for message in (
+                {"name": text, "arguments": {}},
+                {"name": "save_memory", "arguments": {"text": text, "nope": text}},
+                {"name": "save_memory", "arguments": {"text": 5, "title": text * 40}},
+            ):
+                answers.append(json.dumps(mcp.request("tools/call", message)))
+            answers.append(json.dumps(mcp.request(text[:300])))
+        answers.append(http.get("/metrics", headers={"Authorization": f"Bearer {admin}"}).text)
+    stored = b"".join(
+        path.read_bytes() for path in tmp_path.iterdir() if path.name.startswith("team.db")
+    )
+    audit = json.dumps(table_rows(url, "audit_log"), default=str)
+    logs = "\n".join(record.getMessage() for record in caplog.records)
+    for _text, secret in sample:
+        assert secret.encode() not in stored, secret
+        assert secret not in audit, secret
+        assert secret not in logs, secret
         assert all(secret not in answer for answer in answers), secret

@@ -7,6 +7,7 @@ from typing import Any
 from aletheia_hub.mcp.call_state import CallState
 from aletheia_hub.mcp.envelope import Call
 from aletheia_hub.mcp.toolsets import ToolSet
+from aletheia_hub.redact import redact
 from aletheia_hub.store.audit import Outcome, record_call
 from aletheia_hub.store.db import Database
 
@@ -28,8 +29,9 @@ def audit_call(
         project = state.principal.default_project or (
             state.session.project if state.session else ""
         )
-    tool = _printable(tool_name, 100) if isinstance(tool_name, str) else ""
-    operation = _printable(tool_set.operation(tool_name), 100) if tool else ""
+    # A caller may name anything as the tool, a pasted secret too: the row keeps it redacted.
+    tool = _printable(redact(tool_name).text, 100) if isinstance(tool_name, str) else ""
+    operation = _printable(redact(tool_set.operation(tool_name)).text, 100) if tool else ""
     with db.write_session() as session:
         record_call(
             session=session,

@@ -20,6 +20,7 @@ from aletheia_hub.mcp.methods import Method, Result, wire
 from aletheia_hub.mcp.registry import Registry
 from aletheia_hub.mcp.sessions import McpSessions
 from aletheia_hub.mcp.toolsets import ToolSet
+from aletheia_hub.redact import redact
 from aletheia_hub.store.audit import Outcome
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.sessions import SessionInfo
@@ -109,7 +110,8 @@ class Dispatcher:
             return jsonrpc.error_response(
                 call.request_id,
                 jsonrpc.INTERNAL_ERROR,
-                f"Internal error while handling {call.method[:100]}; the hub log has the details.",
+                f"Internal error while handling {redact(call.method).text[:100]}; the hub log "
+                "has the details.",
             )
 
     def _record(self, call: Call, reply: Response, seconds: float) -> None:
@@ -230,7 +232,8 @@ def _method_not_found(method: str) -> RpcError:
         return RpcError(
             jsonrpc.METHOD_NOT_FOUND, "Method not found: server/discover; use initialize."
         )
-    return RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {method}")
+    # The name is echoed for typos; a pasted secret is not.
+    return RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {redact(method).text[:200]}")
 
 
 def _clean_name(name: str) -> str | None:

@@ -15,6 +15,7 @@ from aletheia_hub.mcp.envelope import LONE_SURROGATE
 from aletheia_hub.mcp.errors import RpcError, ToolError
 from aletheia_hub.mcp.registry import Registry, Tool
 from aletheia_hub.mcp.toolsets import ToolSet
+from aletheia_hub.redact import redact
 from aletheia_hub.store.audit import Outcome
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.errors import StoreError
@@ -72,7 +73,8 @@ def _find_tool(registry: Registry, name: Any) -> Tool:
         raise _no_tool_name()
     tool = registry.find(name)
     if tool is None:
-        raise RpcError(jsonrpc.INVALID_PARAMS, f"Unknown tool: {name}")
+        # The name is echoed for typos; a pasted secret is not.
+        raise RpcError(jsonrpc.INVALID_PARAMS, f"Unknown tool: {redact(name).text[:200]}")
     return tool
 
 
