@@ -4,6 +4,7 @@ Knows HTTP, not storage.
 """
 
 import json
+import re
 from dataclasses import replace
 from typing import Any, Final
 from urllib.parse import unquote
@@ -24,6 +25,10 @@ from aletheia_shared import headers, jsonrpc
 from aletheia_shared.protocol import is_supported_version
 
 JSON_MEDIA_TYPE: Final = "application/json"
+REPLY_MEDIA_RANGES: Final = frozenset(
+    {JSON_MEDIA_TYPE, "text/event-stream", "application/*", "*/*"}
+)
+_ZERO_WEIGHT: Final = re.compile(r"0(\.0{0,3})?")
 
 
 def tool_set_router(dispatcher: Dispatcher) -> APIRouter:
@@ -34,6 +39,13 @@ def tool_set_router(dispatcher: Dispatcher) -> APIRouter:
     async def post_mcp(
         request: Request, settings: SettingsDep, limiter: RateLimiterDep
     ) -> Response:
+        if not accepts_mcp_reply(request.headers.get("accept")):
+            return rpc_failure(
+                406,
+                jsonrpc.SERVER_ERROR,
+                "Not Acceptable: the Accept header must name application/json or "
+                "text/event-stream.",
+            )
         body = await _read_body(request, settings.max_body_bytes)
         # Everything after the body is blocking work (store, Redis): one hop to the thread pool.
         return await run_in_threadpool(_answer_post, request, body, settings, dispatcher, limiter)
@@ -45,6 +57,20 @@ def tool_set_router(dispatcher: Dispatcher) -> APIRouter:
     router.add_api_route(path, delete_mcp, methods=["DELETE"])
     router.add_api_route(path, get_mcp, methods=["GET"])
     return router
+
+
+def accepts_mcp_reply(accept: str | None) -> bool:
+    """Whether an Accept header admits the replies a POST gets: JSON, or the event stream the
+    spec also names. No header admits anything (RFC 9110); */* and application/* admit JSON."""
+    if accept is None or not accept.strip():
+        return True
+    return any(_admits_reply(media_range) for media_range in accept.split(","))
+
+
+def _admits_reply(media_range: str) -> bool:
+    media_type, *params = (part.strip().lower() for part in media_range.split(";"))
+    weights = [value.strip() for key, _, value in (p.partition("=") for p in params) if key == "q"]
+    return media_type in REPLY_MEDIA_RANGES and not any(_ZERO_WEIGHT.fullmatch(w) for w in weights)
 
 
 def json_reply(status: int, payload: Any, extra_headers: dict[str, str] | None = None) -> Response:
