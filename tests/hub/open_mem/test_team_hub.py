@@ -98,12 +98,22 @@ def test_a_user_wide_memory_is_its_tokens_alone(team: TestClient) -> None:
     assert listed_ids(
         session(team, alice_secret, "billing").text("mem-find", {"query": "tabs", "scope": "user"})
     ) == [mine]
-    bob = session(team, token(team, "sync", ["shop", "billing"]))
+    bob_secret = token(team, "sync", ["shop", "billing"])
+    bob = session(team, bob_secret)
     for scope in ("project", "user", "all"):
         assert listed_ids(bob.text("mem-find", {"query": "tabs", "scope": scope})) == []
     assert bob.text("mem-get", {"ids": [f"obs-{mine}"]}) == f"Not found: obs-{mine}."
     assert bob.call_tool("mem-remove", {"id": mine}) == (f"No observation obs-{mine}.", True)
     assert f"obs-{mine} " not in bob.text("mem-history", {})
+    assert bob.call_tool("mem-history", {"anchor": mine}) == (f"No observation obs-{mine}.", True)
+    bob_main = McpHttpClient(team, "/mcp", project="shop", tool="tests", token=bob_secret)
+    bob_main.initialize()
+    assert f"#{mine} " not in bob_main.text("search", {"query": "tabs"})
+    assert bob_main.text("timeline", {"anchor": mine}) == "Nothing to anchor on."
+    alice_main = McpHttpClient(team, "/mcp", project="billing", tool="tests", token=alice_secret)
+    alice_main.initialize()
+    assert f"#{mine} " in alice_main.text("search", {"query": "tabs"})
+    assert f"#{mine} " in alice_main.text("timeline", {"anchor": mine})
 
 
 def test_audit_rows_name_the_canonical_operation_of_each_mem_tool(team: TestClient) -> None:

@@ -25,18 +25,25 @@ def find_anchor(
     anchor_id: int | None,
     query: str | None,
     projects: Sequence[str] | None,
+    owner: str | None = None,
 ) -> MemoryHit | None:
-    """The anchor memory by id (priority) or as the best match for a query."""
+    """The anchor memory by id (priority) or as the best match for a query; another owner's
+    user-wide memory is no anchor."""
     if anchor_id is not None:
         statement = select(*hit_columns(MEMORIES)).where(
-            MEMORIES.c.id == anchor_id, MEMORIES.c.dismissed_at_ms.is_(None)
+            MEMORIES.c.id == anchor_id,
+            MEMORIES.c.dismissed_at_ms.is_(None),
+            or_(MEMORIES.c.scope == PROJECT_SCOPE, owned_by(MEMORIES, owner)),
         )
         if projects is not None:
             statement = statement.where(MEMORIES.c.project.in_(list(projects)))
         row = session.execute(statement).first()
         return MemoryHit(*row) if row is not None else None
     if query:
-        hits = search(session=session, query=SearchQuery(text=query, projects=projects, limit=1))
+        hits = search(
+            session=session,
+            query=SearchQuery(text=query, projects=projects, limit=1, owner=owner),
+        )
         return hits.memories[0] if hits.memories else None
     return None
 

@@ -145,7 +145,11 @@ def timeline(args: TimelineArgs, ctx: ToolContext) -> str:
     if args.anchor is None and not (args.query or "").strip():
         return "Nothing to anchor on."
     anchor = timeline_store.find_anchor(
-        session=ctx.session, anchor_id=args.anchor, query=args.query, projects=projects
+        session=ctx.session,
+        anchor_id=args.anchor,
+        query=args.query,
+        projects=projects,
+        owner=ctx.principal.token_id,
     )
     if anchor is None:
         return "Nothing to anchor on."

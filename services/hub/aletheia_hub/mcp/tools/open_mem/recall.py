@@ -191,7 +191,7 @@ def _around(args: HistoryArgs, ctx: ToolContext, anchor_id: int) -> str:
     if not reachable_ids(session=ctx.session, ids=[anchor_id], reach=reach(ctx, ctx.projects("*"))):
         raise ToolError(formats.no_observation(anchor_id))
     anchor = timeline_store.find_anchor(
-        session=ctx.session, anchor_id=anchor_id, query=None, projects=None
+        session=ctx.session, anchor_id=anchor_id, query=None, projects=None, owner=owner_of(ctx)
     )
     if anchor is None:
         raise ToolError(formats.no_observation(anchor_id))
