@@ -31,3 +31,13 @@ def test_a_remote_hub_is_not_sent_the_working_directory(tmp_path: Path) -> None:
     )
     assert headers.CALLER_CWD.lower() not in sent
     assert sent[headers.CALLER_PROJECT.lower()] == tmp_path.name
+
+
+def test_a_project_and_tool_of_any_text_reach_the_hub_intact(tmp_path: Path) -> None:
+    folder = tmp_path / "Café 100%"
+    folder.mkdir()
+    sent = client_headers({"ALETHEIA_CWD": str(folder), "ALETHEIA_TOOL": "Cursör"})
+    project, tool = sent[headers.CALLER_PROJECT.lower()], sent[headers.CALLER_TOOL.lower()]
+    assert project.isascii() and tool.isascii()
+    assert headers.decode_text(project) == "Café 100%"
+    assert headers.decode_text(tool) == "Cursör"

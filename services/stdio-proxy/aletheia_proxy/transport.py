@@ -2,7 +2,7 @@
 
 import contextlib
 from typing import Any, Final
-from urllib.parse import quote, urlsplit
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -33,12 +33,12 @@ class HubClient:
         base_headers = {
             "Content-Type": "application/json",
             "Accept": "application/json, text/event-stream",
-            headers.CALLER_PROJECT: config.project,
+            headers.CALLER_PROJECT: headers.encode_text(config.project),
         }
         if config.tool:
-            base_headers[headers.CALLER_TOOL] = config.tool
+            base_headers[headers.CALLER_TOOL] = headers.encode_text(config.tool)
         if is_loopback(config.hub_url):  # a hub elsewhere cannot reach our files: keep it private
-            base_headers[headers.CALLER_CWD] = quote(config.cwd, safe="/")
+            base_headers[headers.CALLER_CWD] = headers.encode_text(config.cwd)
         if config.token:
             base_headers["Authorization"] = f"Bearer {config.token}"
         self.client = client or httpx.Client(timeout=TIMEOUT, headers=base_headers)

@@ -559,3 +559,9 @@ def test_string_and_large_integer_ids_are_echoed_unchanged(mcp: McpHttpClient) -
         ],
     )
     assert [reply["id"] for reply in replies] == ["req-ü-1", 2**53 + 1, -4]
+
+
+def test_a_percent_encoded_project_header_names_the_project_it_encodes(http: TestClient) -> None:
+    session_id = open_session(http, extra={headers.CALLER_PROJECT: headers.encode_text("Café")})
+    saved = tool_text(http, session_id, "save_memory", {"text": "Use pnpm, not npm"})
+    assert saved == "Saved as #1 in Café."

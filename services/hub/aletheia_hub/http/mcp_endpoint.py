@@ -7,7 +7,6 @@ import json
 import re
 from dataclasses import replace
 from typing import Any, Final
-from urllib.parse import unquote
 
 from fastapi import APIRouter, Request, Response
 from starlette.concurrency import run_in_threadpool
@@ -100,8 +99,8 @@ def _answer_post(
     )
     state = CallState(
         principal=principal,
-        caller_tool=request.headers.get(headers.CALLER_TOOL) or None,
-        caller_project=request.headers.get(headers.CALLER_PROJECT) or None,
+        caller_tool=_header_text(request, headers.CALLER_TOOL),
+        caller_project=_header_text(request, headers.CALLER_PROJECT),
         caller_folder=_caller_folder(request, settings),
     )
     limits = _admit(payload, body, state, settings, dispatcher, limiter)
@@ -121,15 +120,19 @@ def _answer_post(
     return Response(content, status_code=200, media_type=JSON_MEDIA_TYPE, headers=extra)
 
 
+def _header_text(request: Request, name: str) -> str | None:
+    """The text a caller header carries (percent-encoded UTF-8); None when absent or empty."""
+    raw = request.headers.get(name)
+    return headers.decode_text(raw) or None if raw else None
+
+
 def _caller_folder(request: Request, settings: Settings) -> str | None:
-    """The caller's working directory (X-Aletheia-Cwd, percent-encoded) when this is the local
-    hub: a team hub serves other machines, whose folders are not its own."""
-    raw = request.headers.get(headers.CALLER_CWD)
-    if not raw or settings.team_mode:
+    """The caller's working directory (X-Aletheia-Cwd) when this is the local hub: a team hub
+    serves other machines, whose folders are not its own."""
+    if settings.team_mode:
         return None
-    try:
-        folder = unquote(raw, errors="strict")
-    except UnicodeDecodeError:
+    folder = _header_text(request, headers.CALLER_CWD)
+    if folder is None or "\ufffd" in folder:
         return None
     return folder if folder.startswith("/") and "\x00" not in folder else None
 
