@@ -16,7 +16,10 @@ class SessionStartArgs(ToolArgs):
 
 def session_start_context(args: SessionStartArgs, ctx: ToolContext) -> str:
     context = gather_context(
-        session=ctx.session, project=ctx.project(args.project), limit=args.limit
+        session=ctx.session,
+        project=ctx.project(args.project),
+        limit=args.limit,
+        owner=ctx.principal.token_id,
     )
     return formats.session_context(context, ctx.name)
 

@@ -12,6 +12,8 @@ from aletheia_hub.mcp.registry import Tool
 from aletheia_hub.mcp.tools.common import ItemId, MemoryType, ProjectArg, ToolArgs
 from aletheia_hub.store import dismissals, memories
 from aletheia_hub.store.facts import FactInput
+from aletheia_hub.store.reach import memory_state
+from aletheia_hub.store.search.model import USER_SCOPE
 
 FactPart = Annotated[str, Field(min_length=1, max_length=500)]
 
@@ -77,7 +79,9 @@ class GetObservationsArgs(ToolArgs):
 
 def get_observations(args: GetObservationsArgs, ctx: ToolContext) -> str:
     records = memories.get_memories(session=ctx.session, ids=args.ids, projects=ctx.projects("*"))
-    return formats.observations(records)
+    owner = ctx.principal.token_id
+    # Another owner's user-wide memory is as unknown as a missing id.
+    return formats.observations([r for r in records if r.scope != USER_SCOPE or r.owner == owner])
 
 
 ItemType = Literal["memory", "observation", "fact", "episode"]
@@ -103,6 +107,11 @@ def _check_item(ctx: ToolContext, item_type: ItemType, item_id: int) -> None:
     project = dismissals.item_project(session=ctx.session, item_type=item_type, item_id=item_id)
     if project is None or not auth.may_use_project(ctx.principal, project):
         raise ToolError(formats.no_item(item_type, item_id))
+    if item_type in ("memory", "observation"):
+        state = memory_state(session=ctx.session, memory_id=item_id)
+        owner = ctx.principal.token_id
+        if state is not None and state.scope == USER_SCOPE and state.owner != owner:
+            raise ToolError(formats.no_item(item_type, item_id))
 
 
 def dismiss_memory(args: DismissArgs, ctx: ToolContext) -> str:
