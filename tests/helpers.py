@@ -6,6 +6,7 @@ from typing import Any
 import httpx
 
 from aletheia_shared import headers
+from tests import jsonrpc_messages as messages
 
 
 class McpHttpClient:
@@ -41,28 +42,18 @@ class McpHttpClient:
 
     def initialize(self, protocol_version: str = "2025-11-25", client_name: str = "pytest") -> Any:
         response = self.post(
-            {
-                "jsonrpc": "2.0",
-                "id": next(self._ids),
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": protocol_version,
-                    "capabilities": {},
-                    "clientInfo": {"name": client_name, "version": "1"},
-                },
-            }
+            messages.initialize_request(
+                next(self._ids), version=protocol_version, client_name=client_name
+            )
         )
         assert response.status_code == 200, response.text
         self.session_id = response.headers[headers.SESSION_ID]
-        self.post({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        self.post(messages.initialized_notification())
         return response.json()["result"]
 
     def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
         """The whole JSON-RPC reply to one request."""
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": next(self._ids), "method": method}
-        if params is not None:
-            message["params"] = params
-        response = self.post(message)
+        response = self.post(messages.request(method, params, next(self._ids)))
         assert response.status_code == 200, response.text
         reply: dict[str, Any] = response.json()
         return reply

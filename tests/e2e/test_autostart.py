@@ -20,19 +20,17 @@ import httpx
 import pytest
 
 from tests.conftest import BIN, HubProcess, process_env
+from tests.jsonrpc_messages import initialize_request, ping_request, tool_call_request
 from tests.proxy.process import (
     PinnedHub,
     ProxyProcess,
     end_process,
-    initialize_message,
     is_running,
-    ping_message,
     pinned_port,
     recorded_hub,
     server_pids_in,
     server_pids_on_port,
     stop_started_hubs,
-    tool_call_message,
     tool_text,
 )
 
@@ -95,17 +93,17 @@ def test_the_first_proxy_starts_a_hub_and_the_second_reuses_it(
 ) -> None:
     assert not local.data_dir.exists()
     first = proxies(local.env)
-    reply = first.request(initialize_message(1), timeout=START_SECONDS)
+    reply = first.request(initialize_request(1), timeout=START_SECONDS)
     assert reply["result"]["serverInfo"]["name"] == "aletheia"
     assert (local.data_dir / "hub.db").is_file()
     pid = local.hub_pid()
     assert server_pids_on_port(local.port) == {pid}
-    saved = first.request(tool_call_message(2, "save_memory", {"text": "Started on demand"}))
+    saved = first.request(tool_call_request("save_memory", {"text": "Started on demand"}, 2))
     assert tool_text(saved) == "Saved as #1 in shop."
 
     second = proxies(local.env)
     second.initialize()
-    fetched = second.request(tool_call_message(3, "get_observations", {"ids": [1]}))
+    fetched = second.request(tool_call_request("get_observations", {"ids": [1]}, 3))
     assert "Started on demand" in tool_text(fetched)
     assert local.hub_pid() == pid
     assert server_pids_on_port(local.port) == {pid}
@@ -120,15 +118,15 @@ def test_a_proxy_starts_the_hub_again_when_it_has_gone(
     proxies: StartProxy, local: LocalSetup
 ) -> None:
     proxy = proxies(local.env)
-    proxy.request(initialize_message(1), timeout=START_SECONDS)
-    saved = proxy.request(tool_call_message(2, "save_memory", {"text": "Kept in hub.db"}))
+    proxy.request(initialize_request(1), timeout=START_SECONDS)
+    saved = proxy.request(tool_call_request("save_memory", {"text": "Kept in hub.db"}, 2))
     assert tool_text(saved) == "Saved as #1 in shop."
     first_pid = local.hub_pid()
     end_process(first_pid)
     assert not server_pids_on_port(local.port)
 
     fetched = proxy.request(
-        tool_call_message(3, "get_observations", {"ids": [1]}), timeout=START_SECONDS
+        tool_call_request("get_observations", {"ids": [1]}, 3), timeout=START_SECONDS
     )
     assert "Kept in hub.db" in tool_text(fetched)  # same store, and the session survived
     second_pid = local.hub_pid()
@@ -141,15 +139,15 @@ def test_two_proxies_starting_at_once_end_up_on_one_hub(
     proxies: StartProxy, local: LocalSetup
 ) -> None:
     first, second = proxies(local.env), proxies(local.env)
-    first.send(initialize_message("a"))
-    second.send(initialize_message("b"))
+    first.send(initialize_request("a"))
+    second.send(initialize_request("b"))
     assert first.read_json(timeout=START_SECONDS)["result"]["serverInfo"]["name"] == "aletheia"
     assert second.read_json(timeout=START_SECONDS)["result"]["serverInfo"]["name"] == "aletheia"
     # The hub that lost the port exits on its own; one serves both proxies.
     assert _eventually(lambda: len(server_pids_on_port(local.port)) == 1)
-    saved = first.request(tool_call_message(1, "save_memory", {"text": "One hub for both"}))
+    saved = first.request(tool_call_request("save_memory", {"text": "One hub for both"}, 1))
     assert tool_text(saved) == "Saved as #1 in shop."
-    fetched = second.request(tool_call_message(2, "get_observations", {"ids": [1]}))
+    fetched = second.request(tool_call_request("get_observations", {"ids": [1]}, 2))
     assert "One hub for both" in tool_text(fetched)
 
 
@@ -186,7 +184,7 @@ def test_the_hub_record_names_the_serving_hub_when_another_hub_won_the_port(
     proxies: StartProxy, local: LocalSetup
 ) -> None:
     proxy = proxies(local.env)
-    proxy.send(initialize_message(1))
+    proxy.send(initialize_request(1))
     loser = _wait_for_spawned_hub(local)
     # Freeze the proxy's hub before it binds, let another hub take the port, then let it go:
     # two proxies that start at once race exactly like this.
@@ -281,11 +279,11 @@ def test_a_hub_that_resets_a_request_is_not_replaced_and_its_record_is_left_alon
     try:
         assert recorded_hub(local.record_file) == (hub.process.pid, hub.port)
         proxy = proxies(local.env)
-        reply = proxy.request(initialize_message("init"), timeout=START_SECONDS)
+        reply = proxy.request(initialize_request("init"), timeout=START_SECONDS)
         assert reply["id"] == "init"
         assert reply["error"]["code"] == -32000
         assert "broke off this request" in reply["error"]["message"]
-        again = proxy.request(ping_message("next"))
+        again = proxy.request(ping_request("next"))
         assert again["id"] == "next" and again["error"]["code"] == -32000
         # Something listens on the port, so no hub was started beside it (it would only die
         # there), and the record still names the hub that wrote it.

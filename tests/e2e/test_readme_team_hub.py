@@ -10,6 +10,7 @@ from mcp import Client, StdioServerParameters
 from mcp.types import TextContent
 
 from tests.conftest import BIN, HubProcess, process_env
+from tests.jsonrpc_messages import initialize_request
 from tests.proxy.process import PROXY
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
@@ -66,11 +67,11 @@ async def test_the_readme_team_hub_walkthrough_works(tmp_path: Path, shop: Path)
         assert "blue-green" not in audit.stdout
 
         headers = {"Authorization": f"Bearer {token}"}
-        ping = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
-        assert httpx.post(hub.mcp_url, json=ping, headers=headers).status_code == 200
+        initialize = initialize_request(params={})
+        assert httpx.post(hub.mcp_url, json=initialize, headers=headers).status_code == 200
         revoked = aletheia(env, "mcp-link", "revoke", token_id, "--hub-db", team_db)
         assert revoked.returncode == 0, revoked.stderr
-        refused = httpx.post(hub.mcp_url, json=ping, headers=headers)
+        refused = httpx.post(hub.mcp_url, json=initialize, headers=headers)
         assert refused.status_code == 401
         assert refused.headers["WWW-Authenticate"].startswith("Bearer")
     finally:

@@ -9,6 +9,7 @@ import pytest
 from aletheia_shared import headers
 from tests.conftest import HubProcess, process_env
 from tests.helpers import McpHttpClient
+from tests.jsonrpc_messages import ping_request
 
 pytestmark = [pytest.mark.e2e, pytest.mark.postgres]
 
@@ -51,7 +52,7 @@ def test_a_session_opened_on_one_replica_is_served_and_ended_by_the_other(
         ended = http_b.delete("/mcp", headers={headers.SESSION_ID: session_id})
         assert ended.status_code == 204, ended.text
 
-        after = on_a.post({"jsonrpc": "2.0", "id": 9, "method": "ping"})
+        after = on_a.post(ping_request(9))
         assert after.status_code == 404, after.text
         assert after.json()["error"]["code"] == -32000
         again = http_a.delete("/mcp", headers={headers.SESSION_ID: session_id})

@@ -15,17 +15,15 @@ import pytest
 
 from aletheia_shared.store import record_path, store_location
 from tests.conftest import process_env
+from tests.jsonrpc_messages import initialize_request, ping_request, tool_call_request
 from tests.proxy.process import (
     PinnedHub,
     ProxyProcess,
     end_process,
-    initialize_message,
     make_git_repo,
-    ping_message,
     pinned_port,
     recorded_hub,
     server_pids_in,
-    tool_call_message,
     tool_text,
 )
 
@@ -98,8 +96,8 @@ def test_a_proxy_for_store_b_saves_into_b_through_its_own_hub_and_the_next_proxy
     data_b = tmp_path / "b"
     env_b = store_a.env(ALETHEIA_DATA_DIR=str(data_b))
     first = proxies(env_b)
-    assert "result" in first.request(initialize_message(1), timeout=START_SECONDS)
-    saved = first.request(tool_call_message(2, "save_memory", {"text": "Only in store B"}))
+    assert "result" in first.request(initialize_request(1), timeout=START_SECONDS)
+    saved = first.request(tool_call_request("save_memory", {"text": "Only in store B"}, 2))
     assert tool_text(saved) == "Saved as #1 in shop."
 
     assert memory_texts(data_b / "hub.db") == ["Only in store B"]
@@ -114,7 +112,7 @@ def test_a_proxy_for_store_b_saves_into_b_through_its_own_hub_and_the_next_proxy
 
     second = proxies(env_b)
     second.initialize()
-    fetched = second.request(tool_call_message(3, "get_observations", {"ids": [1]}))
+    fetched = second.request(tool_call_request("get_observations", {"ids": [1]}, 3))
     assert "Only in store B" in tool_text(fetched)
     assert recorded_hub(data_b / "hub.json") == (pid, port)
     assert server_pids_in(data_b) == {pid}  # one hub for store B, started once
@@ -126,8 +124,8 @@ def test_a_proxy_for_a_hub_db_file_saves_into_that_file(
     db_file = tmp_path / "c" / "x.db"
     data_dir = tmp_path / "data"
     proxy = proxies(store_a.env(ALETHEIA_DATA_DIR=str(data_dir), ALETHEIA_HUB_DB=str(db_file)))
-    assert "result" in proxy.request(initialize_message(1), timeout=START_SECONDS)
-    saved = proxy.request(tool_call_message(2, "save_memory", {"text": "Only in x.db"}))
+    assert "result" in proxy.request(initialize_request(1), timeout=START_SECONDS)
+    saved = proxy.request(tool_call_request("save_memory", {"text": "Only in x.db"}, 2))
     assert tool_text(saved) == "Saved as #1 in shop."
     assert memory_texts(db_file) == ["Only in x.db"]
     assert "Only in x.db" not in memory_texts(store_a.db_file)
@@ -142,7 +140,7 @@ def test_when_no_hub_of_its_store_can_start_every_request_says_which_store_is_se
     unreachable = "postgresql+psycopg://postgres:pw@127.0.0.1:1/test"
     env = store_a.env(ALETHEIA_DATA_DIR=str(tmp_path / "d"), ALETHEIA_DATABASE_URL=unreachable)
     proxy = proxies(env)
-    reply = proxy.request(initialize_message("init"), timeout=START_SECONDS)
+    reply = proxy.request(initialize_request("init"), timeout=START_SECONDS)
     assert reply["id"] == "init"
     assert reply["error"]["code"] == -32000
     message = reply["error"]["message"]
@@ -150,7 +148,7 @@ def test_when_no_hub_of_its_store_can_start_every_request_says_which_store_is_se
     assert f"(sqlite {store_a.db_file.resolve()})" in message
     assert "(postgresql 127.0.0.1:1/test)" in message and "pw" not in message
     assert "ALETHEIA_PORT" in message and f"Stop the hub on port {store_a.hub.port}" in message
-    again = proxy.request(ping_message("next"), timeout=START_SECONDS)
+    again = proxy.request(ping_request("next"), timeout=START_SECONDS)
     assert again["id"] == "next" and again["error"]["message"] == message
     assert proxy.finish() == 0
 
@@ -162,7 +160,7 @@ def test_an_explicit_hub_url_is_used_as_given(
     env = store_a.env(ALETHEIA_DATA_DIR=str(data_b), ALETHEIA_HUB_URL=store_a.hub.mcp_url)
     proxy = proxies(env)
     proxy.initialize()
-    saved = tool_text(proxy.request(tool_call_message(2, "save_memory", {"text": "Chosen hub"})))
+    saved = tool_text(proxy.request(tool_call_request("save_memory", {"text": "Chosen hub"}, 2)))
     assert saved.startswith("Saved as #")
     assert "Chosen hub" in memory_texts(store_a.db_file)
     assert not data_b.exists()  # no hub started, nothing recorded

@@ -8,6 +8,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text
 
 from aletheia_shared import headers
+from tests.jsonrpc_messages import initialize_params, initialize_request, tool_call_request
 
 
 def post_raw(
@@ -35,15 +36,6 @@ def post_json(
     return post_raw(http, json.dumps(payload), session_id=session_id, extra=extra)
 
 
-def initialize_params(
-    version: Any = "2025-11-25", client_name: str | None = "pytest"
-) -> dict[str, Any]:
-    params: dict[str, Any] = {"protocolVersion": version, "capabilities": {}}
-    if client_name is not None:
-        params["clientInfo"] = {"name": client_name, "version": "1"}
-    return params
-
-
 def open_session(
     http: httpx.Client,
     params: dict[str, Any] | None = None,
@@ -51,14 +43,7 @@ def open_session(
 ) -> str:
     """Initialize over raw HTTP and return the new Mcp-Session-Id."""
     response = post_json(
-        http,
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": params or initialize_params(),
-        },
-        extra=extra,
+        http, initialize_request(params=params or initialize_params()), extra=extra
     )
     assert response.status_code == 200, response.text
     return response.headers[headers.SESSION_ID]
@@ -69,14 +54,7 @@ def call_tool(
 ) -> dict[str, Any]:
     """The whole JSON-RPC reply to one tools/call in this session."""
     response = post_json(
-        http,
-        {
-            "jsonrpc": "2.0",
-            "id": request_id,
-            "method": "tools/call",
-            "params": {"name": name, "arguments": arguments},
-        },
-        session_id=session_id,
+        http, tool_call_request(name, arguments, request_id), session_id=session_id
     )
     assert response.status_code == 200, response.text
     reply: dict[str, Any] = response.json()

@@ -9,6 +9,7 @@ from aletheia_hub.app import create_app
 from aletheia_hub.settings import Settings
 from aletheia_shared import jsonrpc
 from tests.helpers import McpHttpClient
+from tests.jsonrpc_messages import ping_request
 
 
 def test_a_store_without_its_tables_answers_503_with_a_json_rpc_error(tmp_path: Path) -> None:
@@ -18,7 +19,7 @@ def test_a_store_without_its_tables_answers_503_with_a_json_rpc_error(tmp_path: 
         client.initialize()
         with app.state.db.write_session() as session:
             session.execute(text("DROP TABLE mcp_sessions"))
-        response = client.post({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+        response = client.post(ping_request(2))
     assert response.status_code == 503
     assert response.headers["Retry-After"] == "5"
     assert response.json()["error"]["code"] == jsonrpc.SERVER_ERROR

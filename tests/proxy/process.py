@@ -23,43 +23,13 @@ import sqlalchemy
 
 from aletheia_shared.store import parse_record
 from tests.conftest import BIN, stop_process, wait_until_ready
+from tests.jsonrpc_messages import initialize_request, initialized_notification
 
 PROXY: Final = BIN / "aletheia-mcp"
 SERVER: Final = BIN / "aletheia-server"
 READ_SECONDS: Final = 30.0
 EXIT_SECONDS: Final = 15.0
 _EOF: Final = b""
-
-
-def initialize_message(request_id: int | str = 1, client_name: str = "pytest") -> dict[str, Any]:
-    return {
-        "jsonrpc": "2.0",
-        "id": request_id,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": client_name, "version": "1"},
-        },
-    }
-
-
-def ping_message(request_id: int | str) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": request_id, "method": "ping"}
-
-
-def tool_call_message(
-    request_id: int | str, name: str, arguments: dict[str, Any]
-) -> dict[str, Any]:
-    return {
-        "jsonrpc": "2.0",
-        "id": request_id,
-        "method": "tools/call",
-        "params": {"name": name, "arguments": arguments},
-    }
-
-
-INITIALIZED_NOTIFICATION: Final = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
 def encode(message: Any) -> bytes:
@@ -197,9 +167,9 @@ class ProxyProcess:
         return self.read_json(timeout)
 
     def initialize(self, client_name: str = "pytest") -> dict[str, Any]:
-        reply: dict[str, Any] = self.request(initialize_message(0, client_name))
+        reply: dict[str, Any] = self.request(initialize_request(0, client_name=client_name))
         assert "result" in reply, reply
-        self.send(INITIALIZED_NOTIFICATION)
+        self.send(initialized_notification())
         return reply
 
     def close_stdin(self) -> None:

@@ -8,7 +8,8 @@ import pytest
 
 from aletheia_proxy.config import ConfigError, load_config
 from tests.conftest import HubProcess
-from tests.proxy.process import PROXY, ProxyProcess, tool_call_message, tool_text
+from tests.jsonrpc_messages import tool_call_request
+from tests.proxy.process import PROXY, ProxyProcess, tool_text
 
 pytestmark = pytest.mark.e2e
 
@@ -18,14 +19,14 @@ def test_open_mem_dialect_serves_the_mem_tools_over_the_same_store(
 ) -> None:
     aletheia = start_proxy(proxy_env)
     aletheia.initialize()
-    saved = aletheia.request(tool_call_message(2, "save_memory", {"text": "Deploys are blue"}))
+    saved = aletheia.request(tool_call_request("save_memory", {"text": "Deploys are blue"}, 2))
     assert tool_text(saved) == "Saved as #1 in shop."
     open_mem = start_proxy({**proxy_env, "ALETHEIA_DIALECT": "open-mem"})
     open_mem.initialize()
     listed = open_mem.request({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
     names = [tool["name"] for tool in listed["result"]["tools"]]
     assert names[:3] == ["mem-find", "mem-history", "mem-get"] and "search" not in names
-    found = open_mem.request(tool_call_message(3, "mem-find", {"query": "deploys"}))
+    found = open_mem.request(tool_call_request("mem-find", {"query": "deploys"}, 3))
     assert "obs-1 " in tool_text(found)
 
 

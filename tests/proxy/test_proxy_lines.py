@@ -9,17 +9,20 @@ from typing import Any
 import pytest
 
 from tests.conftest import HubProcess, process_env
+from tests.jsonrpc_messages import (
+    cancelled_notification,
+    initialize_request,
+    initialized_notification,
+    ping_request,
+    tool_call_request,
+)
 from tests.proxy.process import (
-    INITIALIZED_NOTIFICATION,
     PROXY,
     PinnedHub,
     ProxyProcess,
     encode,
-    initialize_message,
     mcp_sessions,
-    ping_message,
     pinned_port,
-    tool_call_message,
     tool_text,
 )
 
@@ -29,14 +32,6 @@ MiB = 1024 * 1024
 StartProxy = Callable[[dict[str, str]], ProxyProcess]
 
 
-def cancelled_notification(request_id: int) -> dict[str, Any]:
-    return {
-        "jsonrpc": "2.0",
-        "method": "notifications/cancelled",
-        "params": {"requestId": request_id, "reason": "test"},
-    }
-
-
 def test_initialize_then_a_batch_comes_back_as_one_array_line_in_order(
     proxy: ProxyProcess,
 ) -> None:
@@ -44,7 +39,7 @@ def test_initialize_then_a_batch_comes_back_as_one_array_line_in_order(
     assert reply["id"] == 0
     assert reply["result"]["serverInfo"]["name"] == "aletheia"
 
-    proxy.send([ping_message("p-1"), tool_call_message(7, "save_memory", {"text": "Use pnpm"})])
+    proxy.send([ping_request("p-1"), tool_call_request("save_memory", {"text": "Use pnpm"}, 7)])
     answer = json.loads(proxy.read_line())
     assert isinstance(answer, list)
     assert [item["id"] for item in answer] == ["p-1", 7]
@@ -54,9 +49,9 @@ def test_initialize_then_a_batch_comes_back_as_one_array_line_in_order(
 
 def test_the_session_id_is_kept_for_every_later_request(proxy: ProxyProcess) -> None:
     proxy.initialize(client_name="pytest-host")
-    saved = proxy.request(tool_call_message(1, "save_memory", {"text": "Staging needs the VPN"}))
+    saved = proxy.request(tool_call_request("save_memory", {"text": "Staging needs the VPN"}, 1))
     assert tool_text(saved) == "Saved as #1 in shop."
-    fetched = proxy.request(tool_call_message(2, "get_observations", {"ids": [1]}))
+    fetched = proxy.request(tool_call_request("get_observations", {"ids": [1]}, 2))
     text = tool_text(fetched)
     assert "Staging needs the VPN" in text
     assert "source: pytest-host" in text  # the tool recorded at initialize: same session
@@ -64,10 +59,10 @@ def test_the_session_id_is_kept_for_every_later_request(proxy: ProxyProcess) -> 
 
 def test_a_notification_gets_no_line(proxy: ProxyProcess) -> None:
     proxy.initialize()
-    proxy.send(INITIALIZED_NOTIFICATION)
+    proxy.send(initialized_notification())
     proxy.send(cancelled_notification(99))
     # Lines are answered in order, so the next line must be the ping's reply.
-    assert proxy.request(ping_message(5)) == {"jsonrpc": "2.0", "id": 5, "result": {}}
+    assert proxy.request(ping_request(5)) == {"jsonrpc": "2.0", "id": 5, "result": {}}
 
 
 def test_a_line_that_is_not_json_gets_a_parse_error_with_id_null(proxy: ProxyProcess) -> None:
@@ -75,27 +70,27 @@ def test_a_line_that_is_not_json_gets_a_parse_error_with_id_null(proxy: ProxyPro
     reply = proxy.request(b'{"jsonrpc": "2.0", "id": 3, "method": ')
     assert reply["id"] is None
     assert reply["error"]["code"] == -32700
-    assert proxy.request(ping_message(4)) == {"jsonrpc": "2.0", "id": 4, "result": {}}
+    assert proxy.request(ping_request(4)) == {"jsonrpc": "2.0", "id": 4, "result": {}}
 
 
 def test_a_5_mib_line_gets_one_error_with_its_id_and_the_proxy_keeps_working(
     proxy: ProxyProcess,
 ) -> None:
     proxy.initialize()
-    huge = tool_call_message(42, "save_memory", {"text": "x" * (5 * MiB)})
+    huge = tool_call_request("save_memory", {"text": "x" * (5 * MiB)}, 42)
     reply = proxy.request(huge)
     assert reply["id"] == 42
     assert reply["error"]["code"] == -32000
     assert "413" in reply["error"]["message"] or "larger" in reply["error"]["message"]
 
-    assert proxy.request(ping_message(43)) == {"jsonrpc": "2.0", "id": 43, "result": {}}
-    saved = proxy.request(tool_call_message(44, "save_memory", {"text": "still here"}))
+    assert proxy.request(ping_request(43)) == {"jsonrpc": "2.0", "id": 43, "result": {}}
+    saved = proxy.request(tool_call_request("save_memory", {"text": "still here"}, 44))
     assert tool_text(saved) == "Saved as #1 in shop."
 
 
 def test_a_3_mib_line_within_the_hub_limit_is_answered(proxy: ProxyProcess) -> None:
     proxy.initialize()
-    line = tool_call_message(8, "save_memory", {"text": "y" * (3 * MiB)})
+    line = tool_call_request("save_memory", {"text": "y" * (3 * MiB)}, 8)
     assert 3 * MiB < len(json.dumps(line)) < 4 * MiB
     reply = proxy.request(line)
     assert reply["id"] == 8
@@ -109,10 +104,10 @@ def test_stdout_holds_only_json_lines_and_eof_ends_the_proxy_and_its_session(
 ) -> None:
     proxy.initialize()
     proxy.send(b"not json")
-    proxy.send([ping_message(1), INITIALIZED_NOTIFICATION, ping_message(2)])
+    proxy.send([ping_request(1), initialized_notification(), ping_request(2)])
     proxy.send(b"")  # an empty line is skipped
-    proxy.send(tool_call_message(3, "save_memory", {"text": "line by line"}))
-    proxy.send(tool_call_message(4, "get_observations", {"ids": [1]}))
+    proxy.send(tool_call_request("save_memory", {"text": "line by line"}, 3))
+    proxy.send(tool_call_request("get_observations", {"ids": [1]}, 4))
 
     assert proxy.finish() == 0
     replies = [json.loads(line) for line in proxy.stdout_lines]
@@ -134,7 +129,7 @@ def test_an_invalid_request_line_gets_an_invalid_request_error(
 ) -> None:
     proxy.initialize()
     proxy.send(line)
-    proxy.send(ping_message("after"))
+    proxy.send(ping_request("after"))
     reply = proxy.read_json()
     assert reply.get("id") is None, reply  # not the ping's reply: the line was answered
     assert reply["error"]["code"] == -32600
@@ -163,19 +158,21 @@ def test_hub_down_every_request_gets_an_error_with_its_own_id(
     start_proxy: StartProxy, down_env: dict[str, str]
 ) -> None:
     proxy = start_proxy(down_env)
-    reply = proxy.request(initialize_message("init"))
+    reply = proxy.request(initialize_request("init"))
     assert reply["id"] == "init"
     assert_says_what_to_do(reply["error"])
 
-    proxy.send([ping_message(1), INITIALIZED_NOTIFICATION, tool_call_message(2, "save_memory", {})])
+    proxy.send(
+        [ping_request(1), initialized_notification(), tool_call_request("save_memory", {}, 2)]
+    )
     batch = proxy.read_json()
     assert [item["id"] for item in batch] == [1, 2]
     for item in batch:
         assert_says_what_to_do(item["error"])
 
-    proxy.send(INITIALIZED_NOTIFICATION)
-    proxy.send([INITIALIZED_NOTIFICATION, cancelled_notification(1)])
-    reply = proxy.request(ping_message("next"))  # the notifications got no line
+    proxy.send(initialized_notification())
+    proxy.send([initialized_notification(), cancelled_notification(1)])
+    reply = proxy.request(ping_request("next"))  # the notifications got no line
     assert reply["id"] == "next"
     assert_says_what_to_do(reply["error"])
 
@@ -193,9 +190,9 @@ def test_hub_down_an_invalid_id_is_never_repeated_in_an_error_line(
         reply = proxy.request({"jsonrpc": "2.0", "id": bad_id, "method": "ping"})
         assert reply["id"] is None, (bad_id, reply)
         assert reply["error"]["code"] == -32000
-    proxy.send([ping_message(1.5), ping_message("ok"), ping_message(True)])
+    proxy.send([ping_request(1.5), ping_request("ok"), ping_request(True)])
     assert [item["id"] for item in proxy.read_json()] == [None, "ok", None]
-    assert proxy.request(ping_message(2))["id"] == 2
+    assert proxy.request(ping_request(2))["id"] == 2
 
 
 def test_hub_down_a_client_response_gets_no_line(
@@ -203,7 +200,7 @@ def test_hub_down_a_client_response_gets_no_line(
 ) -> None:
     proxy = start_proxy(down_env)
     proxy.send({"jsonrpc": "2.0", "id": 9, "result": {}})
-    reply = proxy.request(ping_message("next"))
+    reply = proxy.request(ping_request("next"))
     assert reply["id"] == "next"
 
 
@@ -215,19 +212,19 @@ def test_a_hub_restarted_on_the_same_store_and_port_keeps_the_session(
     try:
         proxy = start_proxy({**hub_env, "ALETHEIA_HUB_URL": hub.mcp_url, "ALETHEIA_CWD": str(shop)})
         proxy.initialize()
-        saved = proxy.request(tool_call_message(1, "save_memory", {"text": "Survives restarts"}))
+        saved = proxy.request(tool_call_request("save_memory", {"text": "Survives restarts"}, 1))
         assert tool_text(saved) == "Saved as #1 in shop."
     finally:
         hub.stop()
-    down = proxy.request(ping_message(2))
+    down = proxy.request(ping_request(2))
     assert down["id"] == 2
     assert_says_what_to_do(down["error"])
 
     hub = PinnedHub(hub_env, port)
     try:
-        fetched = proxy.request(tool_call_message(3, "get_observations", {"ids": [1]}))
+        fetched = proxy.request(tool_call_request("get_observations", {"ids": [1]}, 3))
         assert "Survives restarts" in tool_text(fetched)
-        again = proxy.request(tool_call_message(4, "save_memory", {"text": "After the restart"}))
+        again = proxy.request(tool_call_request("save_memory", {"text": "After the restart"}, 4))
         assert tool_text(again) == "Saved as #2 in shop."
         # The session came from the store: the proxy did not have to initialize again.
         assert len(mcp_sessions(store_url)) == 1
@@ -248,14 +245,14 @@ def test_a_hub_on_a_new_store_gets_a_new_session_transparently(
     try:
         proxy = start_proxy({**base, "ALETHEIA_HUB_URL": hub.mcp_url, "ALETHEIA_CWD": str(shop)})
         proxy.initialize(client_name="first-host")
-        assert proxy.request(ping_message(1))["result"] == {}
+        assert proxy.request(ping_request(1))["result"] == {}
     finally:
         hub.stop()
     hub = PinnedHub(second_env, port)
     try:
-        saved = proxy.request(tool_call_message(2, "save_memory", {"text": "New store"}))
+        saved = proxy.request(tool_call_request("save_memory", {"text": "New store"}, 2))
         assert tool_text(saved) == "Saved as #1 in shop."
-        fetched = tool_text(proxy.request(tool_call_message(3, "get_observations", {"ids": [1]})))
+        fetched = tool_text(proxy.request(tool_call_request("get_observations", {"ids": [1]}, 3)))
         assert "source: first-host" in fetched  # re-initialized with the host's own initialize
         assert proxy.finish() == 0
     finally:
@@ -274,7 +271,7 @@ def test_the_proxy_exits_quietly_when_the_host_closes_its_stdout(hub: HubProcess
     )
     assert process.stdout is not None and process.stdin is not None
     process.stdout.close()  # the host is gone: every answer would hit a broken pipe
-    process.stdin.write(encode(initialize_message(1)) + encode(ping_message(2)))
+    process.stdin.write(encode(initialize_request(1)) + encode(ping_request(2)))
     process.stdin.close()
     assert process.wait(timeout=30) == 0
     assert process.stderr is not None

@@ -30,6 +30,7 @@ from tests.conftest import (
     wait_until_ready,
 )
 from tests.helpers import McpHttpClient
+from tests.jsonrpc_messages import initialize_request
 
 REDIS_URL: Final = "redis://127.0.0.1:6379/0"
 CLI_SECONDS: Final = 60
@@ -130,32 +131,10 @@ def session_for(http: Any, token: str, project: str | None = "shop") -> McpHttpC
 def raw_session(http: Any, secret: str) -> McpHttpClient:
     """A session opened with exactly one request (no initialized notification)."""
     client = McpHttpClient(http, "/mcp", project="shop", tool="tests", token=secret)
-    response = client.post(initialize_message())
+    response = client.post(initialize_request())
     assert response.status_code == 200, response.text
     client.session_id = response.headers[headers.SESSION_ID]
     return client
-
-
-def tool_message(request_id: int, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "jsonrpc": "2.0",
-        "id": request_id,
-        "method": "tools/call",
-        "params": {"name": name, "arguments": arguments},
-    }
-
-
-def initialize_message(request_id: int = 1) -> dict[str, Any]:
-    return {
-        "jsonrpc": "2.0",
-        "id": request_id,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "pytest", "version": "1"},
-        },
-    }
 
 
 def assert_unauthorized(response: Any) -> None:

@@ -7,6 +7,7 @@ from typing import Any, Final
 import httpx
 import pytest
 
+from tests.jsonrpc_messages import tool_call_request
 from tests.team.conftest import (
     StartSync,
     TeamApp,
@@ -17,7 +18,6 @@ from tests.team.conftest import (
     session_for,
     sqlite_url,
     table_rows,
-    tool_message,
 )
 
 SECRET: Final = "hunter2-SECRET-abc123"
@@ -48,7 +48,7 @@ def test_a_row_for_every_outcome_with_token_tool_and_project(
     assert client.call_tool("search", {"query": "deploys"})[1] is False
     text, is_error = client.call_tool("work_state_write", {"list": "todo", "items": [None]})
     assert is_error and "items[0]" in text
-    limited = client.post(tool_message(99, "save_memory", {"text": "one too many"}))
+    limited = client.post(tool_call_request("save_memory", {"text": "one too many"}, 99))
     assert limited.status_code == 429, limited.text
 
     reader = session_for(http, read, project="shop")
@@ -82,7 +82,7 @@ def test_the_audit_never_holds_arguments(team_app: TeamApp, store_url: str) -> N
     assert client.call_tool("save_memory", {"text": SECRET, "project": "billing"})[1] is True
     assert client.call_tool("work_state_write", {"list": "todo", "items": [SECRET]})[1] is False
     assert client.call_tool("search", {"query": SECRET})[1] is False
-    limited = client.post(tool_message(50, "save_memory", {"text": f"{SECRET} again"}))
+    limited = client.post(tool_call_request("save_memory", {"text": f"{SECRET} again"}, 50))
     assert limited.status_code == 429
 
     rows = table_rows(store_url, "audit_log")
@@ -112,12 +112,12 @@ def test_no_log_line_of_a_real_team_hub_holds_an_argument(
         assert client.call_tool("search", {"query": SECRET})[1] is False
         assert client.call_tool("work_state_write", {"list": SECRET, "items": [SECRET]})[1] is False
         assert client.call_tool("get_observations", {"ids": [SECRET]})[1] is True
-        assert client.post(tool_message(60, "search", {"query": SECRET})).status_code == 200
-        limited = client.post(tool_message(61, "save_memory", {"text": SECRET}))
+        assert client.post(tool_call_request("search", {"query": SECRET}, 60)).status_code == 200
+        limited = client.post(tool_call_request("save_memory", {"text": SECRET}, 61))
         assert limited.status_code == 429
         unauthorized = http.post(
             "/mcp",
-            json=tool_message(62, "save_memory", {"text": SECRET}),
+            json=tool_call_request("save_memory", {"text": SECRET}, 62),
             headers={"Authorization": "Bearer alt_wrong"},
         )
         assert unauthorized.status_code == 401

@@ -10,20 +10,18 @@ import pytest
 import redis
 
 from aletheia_shared import headers, jsonrpc
+from tests.jsonrpc_messages import initialize_request, ping_request, tool_call_request
 from tests.proxy.process import ProxyProcess
-from tests.proxy.process import tool_call_message as proxy_tool_call
 from tests.team.conftest import (
     REDIS_URL,
     StartSync,
     TeamApp,
     clean_env,
-    initialize_message,
     issue_token,
     raw_session,
     require_redis,
     sqlite_url,
     table_rows,
-    tool_message,
 )
 
 WINDOW_SECONDS = 2
@@ -53,9 +51,9 @@ def test_over_the_limit_is_429_until_the_window_passes(team_app: TeamApp, store_
     started = time.monotonic()
     client = raw_session(http, secret)  # request 1
     for request_id in range(2, LIMIT + 1):  # requests 2..5
-        reply = client.post(tool_message(request_id, "search", {"query": "x"}))
+        reply = client.post(tool_call_request("search", {"query": "x"}, request_id))
         assert reply.status_code == 200, reply.text
-    refused = client.post(tool_message(6, "search", {"query": "x"}))
+    refused = client.post(tool_call_request("search", {"query": "x"}, 6))
     assert time.monotonic() - started < WINDOW_SECONDS, "too slow to test a 2 s window"
     assert_rate_limited(refused, 6, WINDOW_SECONDS)
     refused_at = time.monotonic()
@@ -64,7 +62,7 @@ def test_over_the_limit_is_429_until_the_window_passes(team_app: TeamApp, store_
     request_ids = itertools.count(7)
     while True:
         request_id = next(request_ids)
-        reply = client.post(tool_message(request_id, "search", {"query": "x"}))
+        reply = client.post(tool_call_request("search", {"query": "x"}, request_id))
         if reply.status_code == 200:
             break
         assert_rate_limited(reply, request_id, WINDOW_SECONDS)
@@ -85,10 +83,10 @@ def test_the_limit_is_per_token(team_app: TeamApp, store_url: str) -> None:
     _second_id, second = issue_token(store_url, "sync", ["shop"])
     http = team_app(store_url, rate_limit_per_minute=2, rate_limit_window_seconds=60)
     busy = raw_session(http, first)
-    assert busy.post(tool_message(2, "list_rules", {})).status_code == 200
-    assert_rate_limited(busy.post(tool_message(3, "list_rules", {})), 3, 60)
+    assert busy.post(tool_call_request("list_rules", {}, 2)).status_code == 200
+    assert_rate_limited(busy.post(tool_call_request("list_rules", {}, 3)), 3, 60)
     fresh = raw_session(http, second)
-    assert fresh.post(tool_message(2, "list_rules", {})).status_code == 200
+    assert fresh.post(tool_call_request("list_rules", {}, 2)).status_code == 200
 
 
 def test_unauthenticated_requests_are_refused_before_counting(
@@ -98,11 +96,11 @@ def test_unauthenticated_requests_are_refused_before_counting(
     http = team_app(store_url, rate_limit_per_minute=2, rate_limit_window_seconds=60)
     for _ in range(3):
         response = http.post(
-            "/mcp", json=initialize_message(), headers={"Authorization": "Bearer alt_wrong"}
+            "/mcp", json=initialize_request(), headers={"Authorization": "Bearer alt_wrong"}
         )
         assert response.status_code == 401
     client = raw_session(http, secret)
-    assert client.post(tool_message(2, "list_rules", {})).status_code == 200
+    assert client.post(tool_call_request("list_rules", {}, 2)).status_code == 200
 
 
 @pytest.mark.postgres
@@ -122,13 +120,13 @@ def test_two_replicas_share_one_budget_through_redis(
     replicas = itertools.cycle([first.mcp_url, second.mcp_url])
     auth = {"Authorization": f"Bearer {secret}"}
     with httpx.Client(timeout=10) as http:
-        opened = http.post(next(replicas), json=initialize_message(), headers=auth)
+        opened = http.post(next(replicas), json=initialize_request(), headers=auth)
         assert opened.status_code == 200, opened.text
         session = {**auth, headers.SESSION_ID: opened.headers[headers.SESSION_ID]}
         replies = [opened] + [
             http.post(
                 next(replicas),
-                json=tool_message(request_id, "search", {"query": "x"}),
+                json=tool_call_request("search", {"query": "x"}, request_id),
                 headers=session,
             )
             for request_id in range(2, 9)
@@ -165,13 +163,13 @@ def test_the_proxy_turns_a_429_into_an_error_line_with_the_request_id(
     )
     try:
         proxy.initialize()  # two requests: initialize and the initialized notification
-        reply = proxy.request(proxy_tool_call(3, "save_memory", {"text": "too many"}))
+        reply = proxy.request(tool_call_request("save_memory", {"text": "too many"}, 3))
         assert reply["jsonrpc"] == "2.0"
         assert reply["id"] == 3
         assert "result" not in reply
         assert reply["error"]["code"] == jsonrpc.RATE_LIMITED
         assert "retry after" in reply["error"]["message"].lower()
-        later = proxy.request(proxy_tool_call("later", "search", {"query": "x"}))
+        later = proxy.request(tool_call_request("search", {"query": "x"}, "later"))
         assert later["id"] == "later"
         assert "retry after" in later["error"]["message"].lower()
     finally:
@@ -183,7 +181,7 @@ def test_the_proxy_turns_a_429_into_an_error_line_with_the_request_id(
 
 
 def search_batch(first_id: int, count: int) -> list[dict[str, Any]]:
-    return [tool_message(first_id + n, "search", {"query": "x"}) for n in range(count)]
+    return [tool_call_request("search", {"query": "x"}, first_id + n) for n in range(count)]
 
 
 def test_every_tools_call_in_a_batch_counts_and_those_past_the_budget_are_refused_by_id(
@@ -193,7 +191,7 @@ def test_every_tools_call_in_a_batch_counts_and_those_past_the_budget_are_refuse
     http = team_app(store_url, rate_limit_per_minute=LIMIT, rate_limit_window_seconds=60)
     client = raw_session(http, secret)  # request 1: four tools/calls are left
     batch = search_batch(10, 6)
-    batch.insert(1, {"jsonrpc": "2.0", "id": "ping", "method": "ping"})
+    batch.insert(1, ping_request("ping"))
     response = client.post(batch)
 
     assert response.status_code == 200, response.text
@@ -209,7 +207,7 @@ def test_every_tools_call_in_a_batch_counts_and_those_past_the_budget_are_refuse
     limited = [row for row in table_rows(store_url, "audit_log") if row["result"] == "rate-limited"]
     assert [(row["token_id"], row["tool"]) for row in limited] == [(token_id, "search")] * 2
 
-    assert_rate_limited(client.post(tool_message(16, "search", {"query": "x"})), 16, 60)
+    assert_rate_limited(client.post(tool_call_request("search", {"query": "x"}, 16)), 16, 60)
 
 
 def test_a_batch_with_no_call_left_in_the_budget_is_429_with_an_error_per_id(
@@ -218,7 +216,7 @@ def test_a_batch_with_no_call_left_in_the_budget_is_429_with_an_error_per_id(
     _id, secret = issue_token(store_url, "sync", ["shop"])
     http = team_app(store_url, rate_limit_per_minute=2, rate_limit_window_seconds=60)
     client = raw_session(http, secret)
-    assert client.post(tool_message(2, "search", {"query": "x"})).status_code == 200
+    assert client.post(tool_call_request("search", {"query": "x"}, 2)).status_code == 200
     response = client.post(search_batch(3, 2))
     assert response.status_code == 429, response.text
     assert 1 <= int(response.headers["retry-after"]) <= 60
@@ -257,5 +255,5 @@ def test_api_requests_spends_the_same_budget_and_answers_429_with_retry_after(
     wait = int(refused.headers["retry-after"])
     assert 1 <= wait <= 60
     assert f"retry after {wait} s" in refused.json()["detail"]
-    assert_rate_limited(client.post(tool_message(2, "search", {"query": "x"})), 2, 60)
+    assert_rate_limited(client.post(tool_call_request("search", {"query": "x"}, 2)), 2, 60)
     assert len(table_rows(store_url, "episodes")) == 2

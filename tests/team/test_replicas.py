@@ -6,15 +6,14 @@ import httpx
 import pytest
 
 from aletheia_shared import headers
+from tests.jsonrpc_messages import initialize_request, tool_call_request
 from tests.team.conftest import (
     StartSync,
     SyncHub,
     assert_unauthorized,
     clean_env,
-    initialize_message,
     issue_token,
     run_cli,
-    tool_message,
 )
 
 pytestmark = [pytest.mark.postgres, pytest.mark.e2e]
@@ -54,18 +53,20 @@ def test_a_session_opened_on_one_replica_works_on_the_other_until_revoked(
     token = created.stdout.splitlines()[-1]
     auth = {"Authorization": f"Bearer {token}"}
     with httpx.Client(timeout=10) as http:
-        opened = http.post(first.mcp_url, json=initialize_message(), headers=auth)
+        opened = http.post(first.mcp_url, json=initialize_request(), headers=auth)
         assert opened.status_code == 200, opened.text
         session = {**auth, headers.SESSION_ID: opened.headers[headers.SESSION_ID]}
 
         saved = http.post(
             second.mcp_url,
-            json=tool_message(2, "save_memory", {"text": "Replicas share one store"}),
+            json=tool_call_request("save_memory", {"text": "Replicas share one store"}, 2),
             headers=session,
         )
         assert tool_text(saved) == ("Saved as #1 in shop.", False)
         fetched = http.post(
-            first.mcp_url, json=tool_message(3, "get_observations", {"ids": [1]}), headers=session
+            first.mcp_url,
+            json=tool_call_request("get_observations", {"ids": [1]}, 3),
+            headers=session,
         )
         text, is_error = tool_text(fetched)
         assert not is_error and "Replicas share one store" in text
@@ -81,7 +82,7 @@ def test_a_session_opened_on_one_replica_works_on_the_other_until_revoked(
         for replica, request_id in ((second, 4), (first, 5)):
             refused = http.post(
                 replica.mcp_url,
-                json=tool_message(request_id, "search", {"query": "replicas"}),
+                json=tool_call_request("search", {"query": "replicas"}, request_id),
                 headers=session,
             )
             assert_unauthorized(refused)
@@ -96,21 +97,21 @@ def test_a_session_ended_on_one_replica_is_gone_on_the_other_and_stays_with_its_
     with httpx.Client(timeout=10) as http:
         opened = http.post(
             first.mcp_url,
-            json=initialize_message(),
+            json=initialize_request(),
             headers={"Authorization": f"Bearer {owner}"},
         )
         session_id = opened.headers[headers.SESSION_ID]
         stolen = http.post(
             second.mcp_url,
-            json=tool_message(2, "list_rules", {}),
+            json=tool_call_request("list_rules", {}, 2),
             headers={"Authorization": f"Bearer {other}", headers.SESSION_ID: session_id},
         )
         assert stolen.status_code == 404, stolen.text
 
         mine = {"Authorization": f"Bearer {owner}", headers.SESSION_ID: session_id}
         assert tool_text(
-            http.post(second.mcp_url, json=tool_message(3, "list_rules", {}), headers=mine)
+            http.post(second.mcp_url, json=tool_call_request("list_rules", {}, 3), headers=mine)
         )
         assert http.delete(second.mcp_url, headers=mine).status_code == 204
-        gone = http.post(first.mcp_url, json=tool_message(4, "list_rules", {}), headers=mine)
+        gone = http.post(first.mcp_url, json=tool_call_request("list_rules", {}, 4), headers=mine)
         assert gone.status_code == 404, gone.text

@@ -6,12 +6,12 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
+from tests.jsonrpc_messages import initialize_request
 from tests.team.conftest import (
     StartSync,
     TeamApp,
     assert_unauthorized,
     clean_env,
-    initialize_message,
     issue_token,
     sqlite_url,
 )
@@ -28,7 +28,7 @@ def initialize(http: httpx.Client, token: str | None, **extra: str) -> httpx.Res
     sent = dict(extra)
     if token is not None:
         sent["Authorization"] = f"Bearer {token}"
-    return http.post("/mcp", json=initialize_message(), headers=sent)
+    return http.post("/mcp", json=initialize_request(), headers=sent)
 
 
 @pytest.fixture

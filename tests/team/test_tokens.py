@@ -13,26 +13,25 @@ from aletheia_hub.settings import Settings
 from aletheia_shared import headers
 from tests.conftest import BIN, HubProcess
 from tests.helpers import McpHttpClient
+from tests.jsonrpc_messages import initialize_request, ping_request, tool_call_request
 from tests.proxy.process import ProxyProcess
 from tests.team.conftest import (
     StartSync,
     TeamApp,
     assert_unauthorized,
     clean_env,
-    initialize_message,
     issue_token,
     revoke,
     run_cli,
     session_for,
     sqlite_url,
     table_rows,
-    tool_message,
 )
 
 
 def test_no_token_is_refused(team_app: TeamApp, store_url: str) -> None:
     http = team_app(store_url)
-    response = http.post("/mcp", json=initialize_message())
+    response = http.post("/mcp", json=initialize_request())
     assert_unauthorized(response)
     assert "Authorization: Bearer" in response.json()["error"]["message"]
 
@@ -47,7 +46,7 @@ def test_a_wrong_or_malformed_token_is_refused(
     issue_token(store_url, "admin", None)
     http = team_app(store_url)
     assert_unauthorized(
-        http.post("/mcp", json=initialize_message(), headers={"Authorization": authorization})
+        http.post("/mcp", json=initialize_request(), headers={"Authorization": authorization})
     )
 
 
@@ -56,8 +55,10 @@ def test_every_mcp_method_needs_the_token(team_app: TeamApp, store_url: str) -> 
     http = team_app(store_url)
     client = session_for(http, secret)
     bare = {headers.SESSION_ID: client.session_id or ""}
-    assert_unauthorized(http.post("/mcp", json=tool_message(2, "list_rules", {}), headers=bare))
-    assert_unauthorized(http.post("/mcp", json={"jsonrpc": "2.0", "id": 3, "method": "ping"}))
+    assert_unauthorized(
+        http.post("/mcp", json=tool_call_request("list_rules", {}, 2), headers=bare)
+    )
+    assert_unauthorized(http.post("/mcp", json=ping_request(3)))
     assert_unauthorized(http.delete("/mcp", headers=bare))
     # The session itself is still fine for its token.
     assert client.request("ping") == {"jsonrpc": "2.0", "id": 2, "result": {}}
@@ -69,10 +70,10 @@ def test_a_revoked_token_is_refused_at_once(team_app: TeamApp, store_url: str) -
     client = session_for(http, secret)
     assert client.text("save_memory", {"text": "Before revocation"}) == "Saved as #1 in shop."
     assert revoke(store_url, token_id) is True
-    response = client.post(tool_message(9, "search", {"query": "revocation"}))
+    response = client.post(tool_call_request("search", {"query": "revocation"}, 9))
     assert_unauthorized(response)
     assert "unknown or revoked" in response.json()["error"]["message"]
-    assert_unauthorized(http.post("/mcp", json=initialize_message(), headers=client.headers))
+    assert_unauthorized(http.post("/mcp", json=initialize_request(), headers=client.headers))
     assert revoke(store_url, token_id) is False
 
 
@@ -83,7 +84,7 @@ def test_a_token_of_another_store_is_refused(
     _other_id, foreign = issue_token(sqlite_url(tmp_path / "other-hub.db"), "admin", None)
     http = team_app(store_url)
     assert_unauthorized(
-        http.post("/mcp", json=initialize_message(), headers={"Authorization": f"Bearer {foreign}"})
+        http.post("/mcp", json=initialize_request(), headers={"Authorization": f"Bearer {foreign}"})
     )
 
 
@@ -94,7 +95,7 @@ def test_a_session_is_bound_to_the_token_that_created_it(team_app: TeamApp, stor
     owner = session_for(http, first)
     intruder = McpHttpClient(http, token=second)
     intruder.session_id = owner.session_id
-    stolen = intruder.post(tool_message(5, "list_rules", {}))
+    stolen = intruder.post(tool_call_request("list_rules", {}, 5))
     assert stolen.status_code == 404, stolen.text
     assert "Session not found" in stolen.json()["error"]["message"]
     ended = http.delete(
@@ -179,7 +180,7 @@ def test_cli_create_list_revoke(team_app: TeamApp, tmp_path: Path) -> None:
     revoked = run_cli(env, "mcp-link", "revoke", token_id, "--hub-db", str(hub_db))
     assert revoked.returncode == 0, revoked.stderr
     assert token_id in revoked.stdout
-    assert_unauthorized(client.post(tool_message(7, "search", {"query": "laptop"})))
+    assert_unauthorized(client.post(tool_call_request("search", {"query": "laptop"}, 7)))
     again = run_cli(env, "mcp-link", "revoke", token_id, "--hub-db", str(hub_db))
     assert again.returncode == 1
     assert "revoked" in run_cli(env, "mcp-link", "list", "--hub-db", str(hub_db)).stdout
@@ -221,11 +222,11 @@ def test_main_server_needs_no_token_without_an_api_key(store_url: str) -> None:
 def test_main_server_with_api_key_needs_it_as_bearer(store_url: str) -> None:
     settings = Settings(database_url=store_url, api_key="k-correct-horse")
     with TestClient(create_app(settings), base_url="http://127.0.0.1") as http:
-        assert_unauthorized(http.post("/mcp", json=initialize_message()))
+        assert_unauthorized(http.post("/mcp", json=initialize_request()))
         assert_unauthorized(
             http.post(
                 "/mcp",
-                json=initialize_message(),
+                json=initialize_request(),
                 headers={"Authorization": "Bearer k-wrong-horse"},
             )
         )
@@ -239,10 +240,10 @@ def test_real_main_server_reads_the_api_key_from_the_environment(
 ) -> None:
     hub = HubProcess({**hub_env, "ALETHEIA_API_KEY": "k-from-env"}, "aletheia-server", "--quiet")
     try:
-        assert_unauthorized(httpx.post(hub.mcp_url, json=initialize_message(), timeout=10))
+        assert_unauthorized(httpx.post(hub.mcp_url, json=initialize_request(), timeout=10))
         ok = httpx.post(
             hub.mcp_url,
-            json=initialize_message(),
+            json=initialize_request(),
             headers={"Authorization": "Bearer k-from-env"},
             timeout=10,
         )
@@ -274,14 +275,14 @@ def test_a_real_team_hub_refuses_no_token_and_the_proxy_explains(
 ) -> None:
     hub_db = tmp_path / "team.db"
     hub = start_sync(clean_env(tmp_path), "--hub-db", str(hub_db))
-    assert_unauthorized(httpx.post(hub.mcp_url, json=initialize_message(), timeout=10))
+    assert_unauthorized(httpx.post(hub.mcp_url, json=initialize_request(), timeout=10))
     shop = tmp_path / "shop"
     shop.mkdir()
     proxy_env = {**clean_env(tmp_path), "ALETHEIA_HUB_URL": hub.mcp_url, "ALETHEIA_CWD": str(shop)}
     for token in (None, "alt_not-a-real-token"):
         proxy = ProxyProcess(proxy_env | ({"ALETHEIA_TOKEN": token} if token else {}))
         try:
-            reply = proxy.request(initialize_message(7))
+            reply = proxy.request(initialize_request(7))
         finally:
             proxy.stop()
         assert reply["id"] == 7 and "result" not in reply, reply

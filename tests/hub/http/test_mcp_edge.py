@@ -11,9 +11,10 @@ from aletheia_hub.settings import Settings
 from aletheia_shared import headers, jsonrpc
 from tests.helpers import McpHttpClient
 from tests.hub.raw import open_session, post_json, post_raw
+from tests.jsonrpc_messages import initialize_request, ping_request
 
 MIB = 1024 * 1024
-PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+PING = ping_request(1)
 
 
 def padded_ping(size: int) -> bytes:
@@ -96,7 +97,7 @@ def test_loopback_origin_is_allowed(mcp: McpHttpClient, origin: str) -> None:
 def test_foreign_origin_is_refused_before_initialize_creates_a_session(http: TestClient) -> None:
     response = post_json(
         http,
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}},
+        initialize_request(params={}),
         extra={"Origin": "http://evil.example"},
     )
     assert response.status_code == 403
@@ -109,7 +110,7 @@ def test_listed_origin_is_let_through(settings: Settings) -> None:
         for origin in ("https://app.example", "https://APP.example/"):
             response = post_json(
                 http,
-                {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}},
+                initialize_request(params={}),
                 extra={"Origin": origin},
             )
             assert response.status_code == 200, origin
@@ -166,7 +167,7 @@ def keyed(settings: Settings) -> Iterator[TestClient]:
         yield http
 
 
-INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
+INITIALIZE = initialize_request(params={})
 
 
 def test_without_authorization_the_keyed_hub_answers_401_bearer(keyed: TestClient) -> None:

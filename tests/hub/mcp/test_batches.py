@@ -12,31 +12,10 @@ from aletheia_hub.app import create_app
 from aletheia_hub.settings import Settings
 from aletheia_shared import headers, jsonrpc
 from tests.helpers import McpHttpClient
-from tests.hub.raw import count_rows, initialize_params, open_session, post_json
+from tests.hub.raw import count_rows, open_session, post_json
+from tests.jsonrpc_messages import initialize_request, ping_request, tool_call_request
 
 BIG_TEXT = "Deploys need the VPN. " * 70  # about 1.5 kB
-
-
-def ping(request_id: Any) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": request_id, "method": "ping"}
-
-
-def tool_call(request_id: Any, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "jsonrpc": "2.0",
-        "id": request_id,
-        "method": "tools/call",
-        "params": {"name": name, "arguments": arguments},
-    }
-
-
-def initialize(request_id: Any) -> dict[str, Any]:
-    return {
-        "jsonrpc": "2.0",
-        "id": request_id,
-        "method": "initialize",
-        "params": initialize_params(),
-    }
 
 
 @pytest.fixture
@@ -68,7 +47,7 @@ def rpc(mcp: McpHttpClient, payload: Any) -> Any:
 def test_a_batch_over_100_messages_is_invalid_request_naming_the_cap_and_nothing_runs(
     mcp: McpHttpClient, http: TestClient
 ) -> None:
-    batch = [tool_call(n, "save_memory", {"text": f"note {n}"}) for n in range(101)]
+    batch = [tool_call_request("save_memory", {"text": f"note {n}"}, n) for n in range(101)]
     response = mcp.post(batch)
     assert response.status_code == 400
     reply = response.json()
@@ -79,12 +58,12 @@ def test_a_batch_over_100_messages_is_invalid_request_naming_the_cap_and_nothing
 
 
 def test_a_batch_of_exactly_100_messages_is_answered(mcp: McpHttpClient) -> None:
-    replies = rpc(mcp, [ping(n) for n in range(100)])
+    replies = rpc(mcp, [ping_request(n) for n in range(100)])
     assert [reply["id"] for reply in replies] == list(range(100))
 
 
 def test_a_batch_of_10000_searches_is_refused_at_once(mcp: McpHttpClient) -> None:
-    batch = [tool_call(n, "search", {"query": "deploy"}) for n in range(10_000)]
+    batch = [tool_call_request("search", {"query": "deploy"}, n) for n in range(10_000)]
     started = time.monotonic()
     response = mcp.post(batch)
     assert response.status_code == 400
@@ -95,8 +74,8 @@ def test_a_batch_of_10000_searches_is_refused_at_once(mcp: McpHttpClient) -> Non
 
 def test_the_batch_cap_follows_settings_max_batch_messages(app_with: Any) -> None:
     mcp = app_with(max_batch_messages=3)
-    assert len(rpc(mcp, [ping(n) for n in range(3)])) == 3
-    refused = mcp.post([ping(n) for n in range(4)])
+    assert len(rpc(mcp, [ping_request(n) for n in range(3)])) == 3
+    refused = mcp.post([ping_request(n) for n in range(4)])
     assert refused.status_code == 400
     assert "at most 3 messages" in refused.json()["error"]["message"]
 
@@ -107,7 +86,7 @@ def test_the_batch_cap_follows_settings_max_batch_messages(app_with: Any) -> Non
 def test_initialize_inside_a_batch_is_refused_with_its_id_and_opens_no_session(
     http: TestClient,
 ) -> None:
-    response = post_json(http, [initialize(1), initialize("two")])
+    response = post_json(http, [initialize_request(1), initialize_request("two")])
     assert response.status_code == 200, response.text
     assert headers.SESSION_ID not in response.headers
     replies = response.json()
@@ -119,14 +98,14 @@ def test_initialize_inside_a_batch_is_refused_with_its_id_and_opens_no_session(
 
 
 def test_a_batch_of_one_initialize_is_refused_too(http: TestClient) -> None:
-    response = post_json(http, [initialize(1)])
+    response = post_json(http, [initialize_request(1)])
     assert response.status_code == 200
     assert response.json()[0]["error"]["code"] == jsonrpc.INVALID_REQUEST
     assert count_rows(http, "mcp_sessions") == 0
 
 
 def test_5000_initializes_in_one_batch_create_no_session(http: TestClient) -> None:
-    response = post_json(http, [initialize(n) for n in range(5000)])
+    response = post_json(http, [initialize_request(n) for n in range(5000)])
     assert response.status_code == 400
     assert response.json()["error"]["code"] == jsonrpc.INVALID_REQUEST
     assert count_rows(http, "mcp_sessions") == 0
@@ -136,7 +115,9 @@ def test_initialize_in_a_batch_leaves_the_other_messages_of_the_session_running(
     http: TestClient,
 ) -> None:
     session_id = open_session(http)
-    response = post_json(http, [ping(1), initialize(2), ping(3)], session_id=session_id)
+    response = post_json(
+        http, [ping_request(1), initialize_request(2), ping_request(3)], session_id=session_id
+    )
     first, refused, last = response.json()
     assert first["result"] == last["result"] == {}
     assert refused["id"] == 2
@@ -156,11 +137,11 @@ def test_replies_past_the_reply_cap_are_left_out_and_later_requests_do_not_run(
     replies = rpc(
         mcp,
         [
-            tool_call(1, "get_observations", fetch),
-            tool_call(2, "get_observations", fetch),
-            tool_call(3, "get_observations", fetch),
-            tool_call(4, "save_memory", {"text": "never saved"}),
-            ping(5),
+            tool_call_request("get_observations", fetch, 1),
+            tool_call_request("get_observations", fetch, 2),
+            tool_call_request("get_observations", fetch, 3),
+            tool_call_request("save_memory", {"text": "never saved"}, 4),
+            ping_request(5),
         ],
     )
     assert [reply["id"] for reply in replies] == [1, 2, 3, 4, 5]
@@ -189,5 +170,5 @@ def test_a_single_result_over_the_reply_cap_becomes_an_error_with_its_id(
 
 def test_replies_within_the_default_cap_are_whole(mcp: McpHttpClient) -> None:
     mcp.text("save_memory", {"text": BIG_TEXT})
-    replies = rpc(mcp, [tool_call(n, "get_observations", {"ids": [1]}) for n in range(100)])
+    replies = rpc(mcp, [tool_call_request("get_observations", {"ids": [1]}, n) for n in range(100)])
     assert all(reply["result"]["isError"] is False for reply in replies)

@@ -10,7 +10,16 @@ from fastapi.testclient import TestClient
 import aletheia_shared
 from aletheia_shared import headers, jsonrpc
 from tests.helpers import McpHttpClient
-from tests.hub.raw import initialize_params, open_session, post_json, post_raw, tool_text
+from tests.hub.raw import open_session, post_json, post_raw, tool_text
+from tests.jsonrpc_messages import (
+    initialize_params,
+    initialize_request,
+    initialized_notification,
+    notification,
+    ping_request,
+    request,
+    tool_call_request,
+)
 
 SUPPORTED = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
 
@@ -18,9 +27,7 @@ SUPPORTED = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
 def initialize(
     http: TestClient, params: dict[str, Any], extra: dict[str, str] | None = None
 ) -> Any:
-    response = post_json(
-        http, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}, extra=extra
-    )
+    response = post_json(http, initialize_request(params=params), extra=extra)
     assert response.status_code == 200, response.text
     return response
 
@@ -55,7 +62,7 @@ def test_initialize_answers_an_unknown_future_version_with_2025_11_25(http: Test
 
 
 def test_initialize_without_params_negotiates_the_latest_version(http: TestClient) -> None:
-    response = post_json(http, {"jsonrpc": "2.0", "id": 1, "method": "initialize"})
+    response = post_json(http, request("initialize"))
     assert response.status_code == 200
     assert response.json()["result"]["protocolVersion"] == "2025-11-25"
     assert response.headers[headers.SESSION_ID]
@@ -88,9 +95,7 @@ def test_each_initialize_gets_a_new_unguessable_session_id(http: TestClient) -> 
 
 
 def test_replies_after_initialize_carry_no_new_session_id(mcp: McpHttpClient) -> None:
-    response = post_json(
-        mcp.http, {"jsonrpc": "2.0", "id": 5, "method": "ping"}, session_id=mcp.session_id
-    )
+    response = post_json(mcp.http, ping_request(5), session_id=mcp.session_id)
     assert response.status_code == 200
     assert headers.SESSION_ID not in response.headers
 
@@ -133,12 +138,7 @@ def test_caller_tool_is_fixed_at_initialize_and_later_headers_do_not_change_it(
     session_id = open_session(http, extra={headers.CALLER_TOOL: "cursor"})
     response = post_json(
         http,
-        {
-            "jsonrpc": "2.0",
-            "id": 2,
-            "method": "tools/call",
-            "params": {"name": "save_memory", "arguments": {"text": "Use pnpm"}},
-        },
+        tool_call_request("save_memory", {"text": "Use pnpm"}, 2),
         session_id=session_id,
         extra={headers.CALLER_TOOL: "windsurf"},
     )
@@ -173,28 +173,26 @@ def test_project_argument_overrides_the_session_default(mcp: McpHttpClient) -> N
 
 
 def test_request_without_session_header_is_refused_with_400(http: TestClient) -> None:
-    response = post_json(http, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    response = post_json(http, request("tools/list"))
     assert response.status_code == 400
     assert error_code(response.json()) == jsonrpc.SERVER_ERROR
     assert response.json()["id"] is None
 
 
 def test_notification_without_session_header_is_refused_with_400(http: TestClient) -> None:
-    response = post_json(http, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    response = post_json(http, initialized_notification())
     assert response.status_code == 400
 
 
 def test_request_with_unknown_session_id_is_404(http: TestClient) -> None:
-    response = post_json(
-        http, {"jsonrpc": "2.0", "id": 1, "method": "ping"}, session_id="no-such-session"
-    )
+    response = post_json(http, ping_request(1), session_id="no-such-session")
     assert response.status_code == 404
     assert error_code(response.json()) == jsonrpc.SERVER_ERROR
 
 
 def test_delete_ends_the_session_and_later_requests_get_404(http: TestClient) -> None:
     session_id = open_session(http)
-    ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+    ping = ping_request(2)
     assert post_json(http, ping, session_id=session_id).status_code == 200
     deleted = http.delete("/mcp", headers={headers.SESSION_ID: session_id})
     assert deleted.status_code == 204
@@ -213,7 +211,7 @@ def test_second_delete_of_a_session_is_404(http: TestClient) -> None:
 def test_delete_of_one_session_leaves_the_others_alive(http: TestClient) -> None:
     ended, kept = open_session(http), open_session(http)
     assert http.delete("/mcp", headers={headers.SESSION_ID: ended}).status_code == 204
-    ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+    ping = ping_request(2)
     assert post_json(http, ping, session_id=kept).json()["result"] == {}
 
 
@@ -236,7 +234,7 @@ def test_get_mcp_is_405_because_there_is_no_event_stream(http: TestClient) -> No
 def test_unsupported_protocol_version_header_is_400(mcp: McpHttpClient) -> None:
     response = post_json(
         mcp.http,
-        {"jsonrpc": "2.0", "id": 2, "method": "ping"},
+        ping_request(2),
         session_id=mcp.session_id,
         extra={headers.PROTOCOL_VERSION: "1999-01-01"},
     )
@@ -247,9 +245,7 @@ def test_unsupported_protocol_version_header_is_400(mcp: McpHttpClient) -> None:
 
 @pytest.mark.parametrize("version", SUPPORTED)
 def test_supported_protocol_version_header_is_accepted(mcp: McpHttpClient, version: str) -> None:
-    reply = rpc(
-        mcp, {"jsonrpc": "2.0", "id": 2, "method": "ping"}, **{"MCP-Protocol-Version": version}
-    )
+    reply = rpc(mcp, ping_request(2), **{"MCP-Protocol-Version": version})
     assert reply["result"] == {}
 
 
@@ -259,7 +255,7 @@ def test_supported_protocol_version_header_is_accepted(mcp: McpHttpClient, versi
 def test_initialized_notification_gets_202_and_no_body(mcp: McpHttpClient) -> None:
     response = post_json(
         mcp.http,
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        initialized_notification(),
         session_id=mcp.session_id,
     )
     assert response.status_code == 202
@@ -281,11 +277,11 @@ def test_batch_gets_an_array_of_replies_in_order_without_entries_for_notificatio
     replies = rpc(
         mcp,
         [
-            {"jsonrpc": "2.0", "id": 1, "method": "ping"},
-            {"jsonrpc": "2.0", "method": "notifications/initialized"},
-            {"jsonrpc": "2.0", "id": "b", "method": "tools/list"},
-            {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}},
-            {"jsonrpc": "2.0", "id": 3, "method": "nope"},
+            ping_request(1),
+            initialized_notification(),
+            request("tools/list", request_id="b"),
+            notification("notifications/cancelled", {"requestId": 1}),
+            request("nope", request_id=3),
         ],
     )
     assert isinstance(replies, list)
@@ -296,7 +292,7 @@ def test_batch_gets_an_array_of_replies_in_order_without_entries_for_notificatio
 
 
 def test_batch_of_one_request_is_still_answered_with_an_array(mcp: McpHttpClient) -> None:
-    replies = rpc(mcp, [{"jsonrpc": "2.0", "id": 1, "method": "ping"}])
+    replies = rpc(mcp, [ping_request(1)])
     assert replies == [{"jsonrpc": "2.0", "id": 1, "result": {}}]
 
 
@@ -304,8 +300,8 @@ def test_batch_of_only_notifications_gets_202_and_no_body(mcp: McpHttpClient) ->
     response = post_json(
         mcp.http,
         [
-            {"jsonrpc": "2.0", "method": "notifications/initialized"},
-            {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}},
+            initialized_notification(),
+            notification("notifications/cancelled", {"requestId": 1}),
         ],
         session_id=mcp.session_id,
     )
@@ -317,10 +313,10 @@ def test_batch_with_one_invalid_item_still_answers_the_others(mcp: McpHttpClient
     replies = rpc(
         mcp,
         [
-            {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+            ping_request(1),
             {"jsonrpc": "2.0", "id": 2},
             17,
-            {"jsonrpc": "2.0", "id": 3, "method": "ping"},
+            ping_request(3),
         ],
     )
     assert len(replies) == 4
@@ -350,7 +346,7 @@ def test_client_response_in_a_batch_gets_no_entry(mcp: McpHttpClient) -> None:
         mcp,
         [
             {"jsonrpc": "2.0", "id": 7, "result": {}},
-            {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+            ping_request(1),
         ],
     )
     assert replies == [{"jsonrpc": "2.0", "id": 1, "result": {}}]
@@ -486,9 +482,7 @@ def test_unknown_method_is_method_not_found_with_its_id(mcp: McpHttpClient) -> N
 def test_server_discover_without_a_session_is_method_not_found_with_its_id(
     http: TestClient, extra: dict[str, str]
 ) -> None:
-    response = post_json(
-        http, {"jsonrpc": "2.0", "id": "probe-1", "method": "server/discover"}, extra=extra
-    )
+    response = post_json(http, request("server/discover", request_id="probe-1"), extra=extra)
     assert response.status_code == 200
     reply = response.json()
     assert error_code(reply) == jsonrpc.METHOD_NOT_FOUND
@@ -553,9 +547,9 @@ def test_string_and_large_integer_ids_are_echoed_unchanged(mcp: McpHttpClient) -
     replies = rpc(
         mcp,
         [
-            {"jsonrpc": "2.0", "id": "req-ü-1", "method": "ping"},
-            {"jsonrpc": "2.0", "id": 2**53 + 1, "method": "ping"},
-            {"jsonrpc": "2.0", "id": -4, "method": "ping"},
+            ping_request("req-ü-1"),
+            ping_request(2**53 + 1),
+            ping_request(-4),
         ],
     )
     assert [reply["id"] for reply in replies] == ["req-ü-1", 2**53 + 1, -4]

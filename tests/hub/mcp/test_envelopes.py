@@ -11,8 +11,9 @@ from aletheia_hub.app import create_app
 from aletheia_hub.settings import Settings
 from aletheia_shared import jsonrpc
 from tests.hub.raw import open_session, post_raw
+from tests.jsonrpc_messages import ping_request
 
-PING: Final = {"jsonrpc": "2.0", "id": "after", "method": "ping"}
+PING: Final = ping_request("after")
 WRONG_METHODS: Final = [[], ["ping"], {}, {"name": "ping"}, 5, 1.5, None, True, False]
 WRONG_PARAMS: Final = ["x", "", 5, 1.5, True, False]
 WRONG_JSONRPC: Final = [None, "1.0", "2", 2.0, 2, ["2.0"], {"v": "2.0"}, True]

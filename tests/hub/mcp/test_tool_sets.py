@@ -25,6 +25,7 @@ from aletheia_hub.store.sessions import find_active_session
 from aletheia_hub.store.tables import AUDIT_LOG, MCP_SESSIONS
 from aletheia_shared import headers
 from tests.helpers import McpHttpClient
+from tests.jsonrpc_messages import ping_request
 
 TEST_PATH: Final = "/mcp/test"
 # Two existing tools under other names: the seam a second tool set goes through.
@@ -85,7 +86,7 @@ def test_a_renamed_tool_reads_the_same_store(http: TestClient) -> None:
 def test_a_session_is_refused_at_another_tool_sets_path(http: TestClient) -> None:
     main = open_session(http, "/mcp")
     test = open_session(http, TEST_PATH)
-    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    ping = ping_request(1)
     for session_id, path in ((main.session_id, TEST_PATH), (test.session_id, "/mcp")):
         assert session_id is not None
         refused = http.post(path, json=ping, headers={headers.SESSION_ID: session_id})

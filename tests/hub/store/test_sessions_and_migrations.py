@@ -9,9 +9,10 @@ from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import is_current, upgrade_to_head
 from aletheia_hub.store.sessions import create_session, end_session, find_active_session
 from aletheia_shared import headers
-from tests.hub.raw import initialize_params, open_session, post_json, tool_text
+from tests.hub.raw import open_session, post_json, tool_text
+from tests.jsonrpc_messages import initialize_params, ping_request
 
-PING = {"jsonrpc": "2.0", "id": 9, "method": "ping"}
+PING = ping_request(9)
 
 
 def hub(settings: Settings) -> TestClient:
