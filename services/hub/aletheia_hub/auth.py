@@ -5,6 +5,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from aletheia_hub.store.search.model import USER_SCOPE
+
 Access = Literal["read", "write"]
 ALL_PROJECTS: Final = "*"
 WRITE_SCOPES: Final = frozenset({"sync", "admin"})
@@ -77,6 +79,14 @@ def may_use_project(principal: Principal, project: str) -> bool:
 # Rules. A rule belongs to the project it was made in and reaches a set of projects: a project
 # rule its project; an everywhere or situation rule every project its maker may use. Only a
 # caller without project limits makes a rule that reaches every project (reach None).
+
+
+def reaches_memory(principal: Principal, project: str, scope: str, owner: str | None) -> bool:
+    """Whether a memory is the caller's to see and change: in a project it may use, and, when
+    user-wide, its own (the token that made it; on the local hub, no token)."""
+    return may_use_project(principal, project) and (
+        scope != USER_SCOPE or owner == principal.token_id
+    )
 
 
 def rule_reach(principal: Principal, scope_project: str | None) -> tuple[str, ...] | None:

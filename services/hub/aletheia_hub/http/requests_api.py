@@ -10,6 +10,7 @@ from aletheia_hub import auth
 from aletheia_hub.auth import Principal
 from aletheia_hub.http.auth import PrincipalDep
 from aletheia_hub.http.deps import DatabaseDep, RateLimiterDep, SettingsDep
+from aletheia_hub.http.rest_budget import spend_one
 from aletheia_hub.ratelimit import TokenRateLimiter
 from aletheia_hub.settings import Settings
 from aletheia_hub.store.db import Database
@@ -51,17 +52,7 @@ def _create(
     limiter: TokenRateLimiter | None,
     settings: Settings,
 ) -> RequestCreated:
-    if limiter is not None and principal.token_id is not None:
-        # The same per-token budget as /mcp: one request of it per POST.
-        grant = limiter.take(principal.token_id)
-        if grant.granted == 0:
-            wait = grant.retry_after_seconds
-            raise HTTPException(
-                status_code=429,
-                detail=f"Rate limit reached for this token ({settings.rate_limit_per_minute} "
-                f"requests per {settings.rate_limit_window_seconds} s); retry after {wait} s.",
-                headers={"Retry-After": str(wait)},
-            )
+    spend_one(limiter, principal, settings)
     try:
         auth.check_tool_access(principal, "record_request", "write")
         project = auth.resolve_project(principal, body.project, DEFAULT_PROJECT)

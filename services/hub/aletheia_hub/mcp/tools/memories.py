@@ -13,7 +13,6 @@ from aletheia_hub.mcp.tools.common import ItemId, MemoryType, ProjectArg, ToolAr
 from aletheia_hub.store import dismissals, memories
 from aletheia_hub.store.facts import FactInput
 from aletheia_hub.store.reach import memory_state
-from aletheia_hub.store.search.model import USER_SCOPE
 
 FactPart = Annotated[str, Field(min_length=1, max_length=500)]
 
@@ -79,9 +78,10 @@ class GetObservationsArgs(ToolArgs):
 
 def get_observations(args: GetObservationsArgs, ctx: ToolContext) -> str:
     records = memories.get_memories(session=ctx.session, ids=args.ids, projects=ctx.projects("*"))
-    owner = ctx.principal.token_id
     # Another owner's user-wide memory is as unknown as a missing id.
-    return formats.observations([r for r in records if r.scope != USER_SCOPE or r.owner == owner])
+    return formats.observations(
+        [r for r in records if auth.reaches_memory(ctx.principal, r.project, r.scope, r.owner)]
+    )
 
 
 ItemType = Literal["memory", "observation", "fact", "episode"]
@@ -104,14 +104,16 @@ class RestoreArgs(ToolArgs):
 
 def _check_item(ctx: ToolContext, item_type: ItemType, item_id: int) -> None:
     """An id outside the caller's projects answers exactly as a missing id does."""
-    project = dismissals.item_project(session=ctx.session, item_type=item_type, item_id=item_id)
-    if project is None or not auth.may_use_project(ctx.principal, project):
-        raise ToolError(formats.no_item(item_type, item_id))
     if item_type in ("memory", "observation"):
         state = memory_state(session=ctx.session, memory_id=item_id)
-        owner = ctx.principal.token_id
-        if state is not None and state.scope == USER_SCOPE and state.owner != owner:
-            raise ToolError(formats.no_item(item_type, item_id))
+        reached = state is not None and auth.reaches_memory(
+            ctx.principal, state.project, state.scope, state.owner
+        )
+    else:
+        project = dismissals.item_project(session=ctx.session, item_type=item_type, item_id=item_id)
+        reached = project is not None and auth.may_use_project(ctx.principal, project)
+    if not reached:
+        raise ToolError(formats.no_item(item_type, item_id))
 
 
 def dismiss_memory(args: DismissArgs, ctx: ToolContext) -> str:
