@@ -127,3 +127,21 @@ def stop_hub(pid: int, port: int) -> None:
             return
         time.sleep(0.05)
     os.kill(pid, signal.SIGKILL)
+
+
+def test_a_hook_out_of_time_exits_quietly(live_hub: LiveHub, project: Path, tmp_path: Path) -> None:
+    done = run_aletheia(
+        "hook",
+        "session-start",
+        "--budget",
+        "0.001",
+        env=live_hub.env,
+        home=tmp_path,
+        stdin=payload("session_start.json", project),
+    )
+    assert done.returncode == 0
+    assert done.stdout == ""
+    assert (
+        done.stderr
+        == "aletheia hook session-start: skipped: no Aletheia hub answered within 0.001 s\n"
+    )

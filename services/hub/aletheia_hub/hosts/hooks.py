@@ -72,7 +72,7 @@ def within_budget(work: Callable[[], str | None], budget: float) -> str | None:
     if failure:
         raise failure[0]
     if not outcome:
-        raise HookFailed(f"no Aletheia hub answered within {budget:.0f} s")
+        raise HookFailed(f"no Aletheia hub answered within {budget:g} s")
     return outcome[0]
 
 
