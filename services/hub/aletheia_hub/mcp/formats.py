@@ -51,6 +51,15 @@ def wrap_recalled(body: str) -> str:
     return f"<{MEMORY_TAG}>\n{DATA_NOTICE}\n\n{body}\n</{MEMORY_TAG}>"
 
 
+def unwrap_recalled(text: str) -> str:
+    """The body of a data block made by wrap_recalled; other text as it is."""
+    opening, closing = f"<{MEMORY_TAG}>\n{DATA_NOTICE}\n\n", f"\n</{MEMORY_TAG}>"
+    stripped = text.strip()
+    if stripped.startswith(opening) and stripped.endswith(closing):
+        return stripped[len(opening) : -len(closing)]
+    return text
+
+
 def escape_recalled(text: str) -> str:
     """Neutralise the block's own tags inside stored text so it cannot close the block."""
     return _TAG_PATTERN.sub("&lt;", text)

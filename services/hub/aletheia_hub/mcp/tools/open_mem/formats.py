@@ -321,3 +321,10 @@ def imported(project: str, mode: str, added: int, merged: int, skipped: int, rep
         f"Imported into {project} (mode {mode}): {added} added, {merged} merged, "
         f"{skipped} skipped, {replaced} replaced."
     )
+
+
+def exported(document_json: str) -> str:
+    """An export inside the data block, as all recalled text is. No "<" is left in the JSON
+    (it is written \\u003c, the same string once parsed), so stored text cannot close the
+    block; mem-import takes the answer back whole or just the JSON."""
+    return wrap_recalled(document_json.replace("<", "\\u003c"))

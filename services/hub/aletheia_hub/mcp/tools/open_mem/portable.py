@@ -5,6 +5,7 @@ from typing import Literal
 from pydantic import Field
 
 from aletheia_hub.mcp.context import ToolContext
+from aletheia_hub.mcp.formats import unwrap_recalled
 from aletheia_hub.mcp.registry import Tool
 from aletheia_hub.mcp.tools.common import ToolArgs
 from aletheia_hub.mcp.tools.open_mem import formats
@@ -38,7 +39,7 @@ def mem_export(args: ExportArgs, ctx: ToolContext) -> str:
         limit=args.limit,
         viewer=Viewer(owner_of(ctx)),
     )
-    return dump_document(document)
+    return formats.exported(dump_document(document))
 
 
 class ImportArgs(ToolArgs):
@@ -56,7 +57,7 @@ class ImportArgs(ToolArgs):
 
 
 def mem_import(args: ImportArgs, ctx: ToolContext) -> str:
-    document = parse_document(args.payload)
+    document = parse_document(unwrap_recalled(args.payload))
     project = ctx.project(None)
     counts = import_document(
         session=ctx.session,
