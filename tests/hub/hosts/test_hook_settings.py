@@ -95,3 +95,36 @@ def test_gemini_cli_gets_server_and_hooks_in_its_one_settings_file(cli: Cli, hom
     assert "nothing to change" in cli("install", "gemini-cli", "--hooks", "--write").out
     assert cli("uninstall", "gemini-cli", "--write").code == 0
     assert json.loads(path.read_text()) == {**user, "mcpServers": {}}
+
+
+def test_codex_hooks_go_into_its_hooks_file_beside_the_toml_config(cli: Cli, home: Path) -> None:
+    done = cli("install", "codex", "--hooks", "--write")
+    assert done.code == 0, done.err
+    assert "Wrote ~/.codex/config.toml." in done.out and "Wrote ~/.codex/hooks.json." in done.out
+    hooks = json.loads((home / ".codex" / "hooks.json").read_text())["hooks"]
+    assert hooks == {
+        "SessionStart": [
+            {
+                "hooks": [
+                    {
+                        "type": "command",
+                        "command": f"{ALETHEIA} hook session-start --tool codex",
+                        "timeout": 30,
+                    }
+                ]
+            }
+        ],
+        "UserPromptSubmit": [
+            {
+                "hooks": [
+                    {
+                        "type": "command",
+                        "command": f"{ALETHEIA} hook user-prompt --tool codex",
+                        "timeout": 30,
+                    }
+                ]
+            }
+        ],
+    }
+    assert cli("uninstall", "codex", "--write").code == 0
+    assert json.loads((home / ".codex" / "hooks.json").read_text()) == {}

@@ -87,7 +87,16 @@ HOSTS: Final = {
         "AGENTS.md",
         alternatives=("~/.config/opencode/opencode.jsonc",),
     ),
-    "codex": Host("codex", "Codex", "~/.codex/config.toml", "codex", "AGENTS.md"),
+    "codex": Host(
+        "codex",
+        "Codex",
+        "~/.codex/config.toml",
+        "codex",
+        "AGENTS.md",
+        hook_settings="~/.codex/hooks.json",
+        hook_events=(("SessionStart", "session-start"), ("UserPromptSubmit", "user-prompt")),
+        hook_timeout=30,  # seconds
+    ),
 }
 
 

@@ -1,8 +1,8 @@
 """Hosts' hook settings (Claude Code's ~/.claude/settings.json, Gemini CLI's
-~/.gemini/settings.json): our session-start and prompt commands added beside the user's own
-hooks, or taken out again.
+~/.gemini/settings.json, Codex's ~/.codex/hooks.json): our session-start and prompt commands
+added beside the user's own hooks, or taken out again.
 
-Both hosts' hooks references give the same shape: `{"hooks": {"<Event>": [{"hooks": [{"type":
+The three hooks references give the same shape: `{"hooks": {"<Event>": [{"hooks": [{"type":
 "command", "command": "..."}]}]}}`. Ours are told apart by their command: the aletheia
 executable followed by `hook session-start` or `hook user-prompt`.
 """
