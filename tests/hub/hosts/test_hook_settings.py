@@ -128,3 +128,20 @@ def test_codex_hooks_go_into_its_hooks_file_beside_the_toml_config(cli: Cli, hom
     }
     assert cli("uninstall", "codex", "--write").code == 0
     assert json.loads((home / ".codex" / "hooks.json").read_text()) == {}
+
+
+def test_remote_hooks_name_the_team_hub_and_token(cli: Cli, home: Path) -> None:
+    url = "https://memory.example.com/mcp"
+    done = cli("install", "claude-code", "--remote", url, "--token", "alt_t", "--hooks", "--write")
+    assert done.code == 0, done.err
+    hooks = json.loads(settings_file(home).read_text())["hooks"]
+    command = hooks["UserPromptSubmit"][0]["hooks"][0]["command"]
+    assert command == (
+        f"{ALETHEIA} hook user-prompt --tool claude-code --hub-url {url} --token alt_t"
+    )
+    assert (
+        "nothing to change"
+        in cli(
+            "install", "claude-code", "--remote", url, "--token", "alt_t", "--hooks", "--write"
+        ).out
+    )

@@ -145,3 +145,20 @@ def test_a_hook_out_of_time_exits_quietly(live_hub: LiveHub, project: Path, tmp_
         done.stderr
         == "aletheia hook session-start: skipped: no Aletheia hub answered within 0.001 s\n"
     )
+
+
+def test_a_hook_reaches_the_hub_its_command_names(
+    live_hub: LiveHub, project: Path, tmp_path: Path
+) -> None:
+    done = run_aletheia(
+        "hook",
+        "session-start",
+        "--hub-url",
+        live_hub.process.mcp_url,
+        env=process_env(),  # no port or data dir: only the URL leads to the hub
+        home=tmp_path,
+        stdin=payload("session_start.json", project),
+    )
+    assert done.returncode == 0, done.stderr
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert f"# Memory for {project.name}\n" in context

@@ -7,6 +7,7 @@ import sys
 
 from aletheia_hub.hosts import hooks
 from aletheia_hub.hosts.catalog import HOSTS
+from aletheia_shared import env
 
 
 def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -23,6 +24,8 @@ def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     parser.add_argument(
         "--tool", default="claude-code", choices=sorted(HOSTS), help="the host running it"
     )
+    parser.add_argument("--hub-url", help="a team hub's /mcp address (else $ALETHEIA_HUB_URL)")
+    parser.add_argument("--token", help="the bearer token for that hub (else $ALETHEIA_TOKEN)")
     parser.add_argument(
         "--budget",
         type=float,
@@ -33,9 +36,14 @@ def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 def run(args: argparse.Namespace) -> int:
     given = hooks.read_input(sys.stdin)
+    environ = dict(os.environ)
+    if args.hub_url:
+        environ[env.HUB_URL] = args.hub_url
+    if args.token:
+        environ[env.TOKEN] = args.token
 
     def work() -> str | None:
-        hub = hooks.connect(os.environ, given.cwd, args.tool)
+        hub = hooks.connect(environ, given.cwd, args.tool)
         try:
             if args.event == "session-start":
                 return json.dumps(hooks.session_start_output(hooks.session_context(hub)))

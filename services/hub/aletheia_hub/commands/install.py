@@ -76,7 +76,7 @@ def run_install(args: argparse.Namespace) -> int:
             # Gemini CLI keeps servers and hooks in one file: one change then holds both.
             same = hook_file == host.config_file(home)
             hooks = hook_settings.plan_hooks(
-                host, hook_file, aletheia_command(), entry if same else None
+                host, hook_file, aletheia_command(), entry if same else None, remote
             )
             changes = [hooks] if same else [entry, hooks]
         return _finish(host, [c for c in changes if c is not None], home, args.write)

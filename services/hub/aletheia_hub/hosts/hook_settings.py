@@ -14,13 +14,17 @@ from typing import Any, Final
 from aletheia_hub import managed_block
 from aletheia_hub.hosts import config_files
 from aletheia_hub.hosts.catalog import Host
+from aletheia_hub.hosts.entries import Remote
 from aletheia_hub.managed_block import Change
 
 SUBCOMMANDS: Final = ("session-start", "user-prompt")
 
 
-def hook_command(executable: str, subcommand: str, host: Host) -> str:
-    return shlex.join([executable, "hook", subcommand, "--tool", host.key])
+def hook_command(executable: str, subcommand: str, host: Host, remote: Remote | None = None) -> str:
+    words = [executable, "hook", subcommand, "--tool", host.key]
+    if remote is not None:
+        words += ["--hub-url", remote.url, "--token", remote.token]
+    return shlex.join(words)
 
 
 def is_ours(hook: object) -> bool:
@@ -54,7 +58,11 @@ def _event_lists(document: config_files.JsonDocument) -> dict[str, Any]:
 
 
 def plan_hooks(
-    host: Host, path: Path, executable: str, base: Change | None = None
+    host: Host,
+    path: Path,
+    executable: str,
+    base: Change | None = None,
+    remote: Remote | None = None,
 ) -> Change | None:
     """The change that adds our two hooks (None: both are there as wanted). `base` is a change
     already planned to the same file, which this one then builds on."""
@@ -64,7 +72,7 @@ def plan_hooks(
     for event, subcommand in host.hook_events:
         wanted: dict[str, Any] = {
             "type": "command",
-            "command": hook_command(executable, subcommand, host),
+            "command": hook_command(executable, subcommand, host, remote),
         }
         if host.hook_timeout is not None:
             wanted["timeout"] = host.hook_timeout
