@@ -51,6 +51,9 @@ class Forwarder:
                 "with `aletheia-server`, or set ALETHEIA_HUB_URL to a running hub; then retry."
             )
         else:
+            # The hub may have died with this request: check (or restart) it before the next
+            # one, rather than send that into a socket the dying process still holds.
+            self.hub_checked = self.find_hub is None
             message = (
                 f"The Aletheia hub at {self.hub.hub_url} broke off this request ({error}); it "
                 "may have run it. Check before you retry; if it keeps happening, see the hub's "
