@@ -76,7 +76,7 @@ def _hooks_finding(host: Host, path: Path) -> Finding:
 
 
 def _broken(command: str) -> bool:
-    executable = command.split()[0].strip("'\"")
+    executable = hook_settings.command_words(command)[0]
     return not (Path(executable).is_file() and os.access(executable, os.X_OK))
 
 

@@ -30,13 +30,21 @@ def hook_command(executable: str, subcommand: str, host: Host, remote: Remote | 
 def is_ours(hook: object) -> bool:
     if not isinstance(hook, dict) or not isinstance(hook.get("command"), str):
         return False
-    words = hook["command"].split()
+    words = command_words(hook["command"])
     return (
         len(words) >= 3
-        and Path(words[0].strip("'\"")).name == "aletheia"
+        and Path(words[0]).name == "aletheia"
         and words[1] == "hook"
         and words[2] in SUBCOMMANDS
     )
+
+
+def command_words(command: str) -> list[str]:
+    """A hook's command line split as a POSIX shell would (plain spaces when it cannot)."""
+    try:
+        return shlex.split(command)
+    except ValueError:
+        return command.split()
 
 
 def _load(path: Path, base: Change | None = None) -> tuple[str | None, config_files.JsonDocument]:
