@@ -19,7 +19,7 @@ from tests.conftest import copy_sqlite_template
 from tests.fuzz.strategies import bodies, json_values, messages
 from tests.helpers import McpHttpClient
 
-EXAMPLES: Final = 120
+EXAMPLES: Final = 60
 SLOW_SECONDS: Final = 5.0  # one answer; a hang fails the test long before pytest's timeout
 FUZZ: Final = settings(
     max_examples=EXAMPLES,
@@ -88,7 +88,7 @@ def test_batches_of_malformed_messages_are_answered_message_by_message(
     assert_well_answered(response)
 
 
-@settings(FUZZ, max_examples=60)
+@settings(FUZZ, max_examples=40)
 @given(
     body=json_values | st.dictionaries(st.sampled_from(["request", "project", "tool"]), json_values)
 )

@@ -63,7 +63,7 @@ def assert_json_rpc_line(line: bytes) -> Any:
 
 
 @settings(
-    max_examples=80,
+    max_examples=40,
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
