@@ -162,3 +162,24 @@ def test_a_hook_reaches_the_hub_its_command_names(
     assert done.returncode == 0, done.stderr
     context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     assert f"# Memory for {project.name}\n" in context
+
+
+def test_a_url_that_is_no_mcp_endpoint_is_reported_not_raised(
+    live_hub: LiveHub, project: Path, tmp_path: Path
+) -> None:
+    url = f"{live_hub.process.base_url}/not-mcp"
+    done = run_aletheia(
+        "hook",
+        "session-start",
+        "--hub-url",
+        url,
+        env=process_env(),
+        home=tmp_path,
+        stdin=payload("session_start.json", project),
+    )
+    assert done.returncode == 0
+    assert done.stdout == ""
+    assert done.stderr.startswith(
+        f"aletheia hook session-start: skipped: the hub at {url} answered"
+    )
+    assert "Traceback" not in done.stderr

@@ -65,6 +65,8 @@ def within_budget(work: Callable[[], str | None], budget: float) -> str | None:
             outcome.append(work())
         except HookFailed as error:
             failure.append(error)
+        except Exception as error:  # the hook's top level: nothing may reach the host
+            failure.append(HookFailed(f"{type(error).__name__}: {error}"))
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
@@ -102,7 +104,10 @@ def _rpc(hub: HubClient, message: dict[str, Any]) -> dict[str, Any] | None:
         raise HookFailed(f"the hub at {hub.hub_url} answered HTTP {response.status_code}")
     if "id" not in message:
         return None
-    reply = response.json()
+    try:
+        reply = response.json()
+    except ValueError:
+        raise HookFailed(f"the hub at {hub.hub_url} answered something other than JSON") from None
     if not isinstance(reply, dict) or "result" not in reply:
         problem = reply.get("error", {}) if isinstance(reply, dict) else {}
         raise HookFailed(f"the hub refused {message['method']}: {problem.get('message', reply)}")
