@@ -15,7 +15,6 @@ from aletheia_hub.store.db import Database
 
 SQLITE_MAGIC: Final = b"SQLite format 3\x00"
 PG_DUMP_MAGIC: Final = b"PGDMP"
-PAGES_PER_STEP: Final = 1024  # the backup API copies in steps, so writers wait only briefly
 TOOL_SECONDS: Final = 3600
 
 
@@ -24,11 +23,13 @@ def sqlite_path(db: Database) -> Path:
 
 
 def backup_sqlite(db: Database, target: Path) -> None:
-    """Copy the live SQLite store, WAL included, page by page into `target`."""
+    """Copy the live SQLite store, WAL included, into `target`: in one step, under one read
+    transaction, which in WAL mode blocks no writer (copied in steps, each write by a hub
+    would restart the copy)."""
     source = sqlite3.connect(sqlite_path(db))
     copy = sqlite3.connect(target)
     try:
-        source.backup(copy, pages=PAGES_PER_STEP)
+        source.backup(copy)
     finally:
         copy.close()
         source.close()
@@ -42,7 +43,7 @@ def restore_sqlite(db: Database, backup: Path) -> None:
     source = sqlite3.connect(f"file:{backup}?mode=ro", uri=True)
     target = sqlite3.connect(sqlite_path(db))
     try:
-        source.backup(target, pages=PAGES_PER_STEP)
+        source.backup(target)
     finally:
         target.close()
         source.close()
