@@ -8,7 +8,7 @@ from sqlalchemy import text
 
 from aletheia_hub.commands import maintain
 from aletheia_hub.store.db import Database
-from aletheia_hub.store.housekeeping import DAY_MS, prune_sessions
+from aletheia_hub.store.housekeeping import DAY_MS, STEPS, prune_sessions
 from aletheia_hub.store.migrate import upgrade_to_head
 
 NOW = 1_800_000_000_000
@@ -53,7 +53,7 @@ def test_maintain_runs_every_step_with_a_progress_bar(
     args = argparse.Namespace(hub_db=None, database_url=store_url)
     assert maintain.run(args) == 0
     out, err = capsys.readouterr()
-    assert "maintaining [" in err and "5/5" in err
+    assert "maintaining [" in err and f"{len(STEPS)}/{len(STEPS)}" in err
     assert "prune MCP sessions: 1 session(s) pruned" in out
     assert "optimize the search index: optimized" in out
     assert "analyze: statistics refreshed" in out
