@@ -10,7 +10,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
 from aletheia_hub.embed.service import SemanticSearch
-from aletheia_hub.http import health, mcp_endpoint, memories_api, metrics, requests_api
+from aletheia_hub.hosts.rules_preview import HostRuleFiles
+from aletheia_hub.http import console, health, mcp_endpoint, memories_api, metrics, requests_api
 from aletheia_hub.http.auth import AuthenticationError, authentication_error_handler
 from aletheia_hub.http.errors import store_unavailable_handler
 from aletheia_hub.http.guard import OriginHostGuard, is_loopback_bind
@@ -83,6 +84,8 @@ def create_app(settings: Settings, tool_sets: Sequence[ToolSet] = TOOL_SETS) -> 
         app.include_router(mcp_endpoint.tool_set_router(dispatcher))
     app.include_router(requests_api.router)
     app.include_router(memories_api.router)
+    # The web console at /; only the main server writes rules into its own project's files.
+    console.install(app, None if settings.team_mode else HostRuleFiles(settings.cwd))
     app.add_middleware(
         OriginHostGuard,
         check_host=is_loopback_bind(settings.host),

@@ -107,6 +107,30 @@ class Metrics:
         with self._lock:
             return dict(self._counters.get(name, {}))
 
+    def latency_quantiles(
+        self, quantiles: Iterable[float], *, method: str, tool: str = ""
+    ) -> dict[float, float | None]:
+        """For each quantile, the upper bound (seconds) of the bucket it falls in: None with no
+        request yet, infinity past the last bucket."""
+        with self._lock:
+            histogram = self._histograms.get(_labels({"method": method, "tool": tool}))
+            found = _copy(histogram) if histogram is not None else None
+        answers: dict[float, float | None] = {}
+        for quantile in quantiles:
+            if found is None or found.count == 0:
+                answers[quantile] = None
+                continue
+            rank = quantile * found.count
+            answers[quantile] = next(
+                (
+                    bound
+                    for bound, seen in zip(LATENCY_BUCKETS, found.buckets, strict=True)
+                    if seen >= rank
+                ),
+                math.inf,
+            )
+        return answers
+
     def render(self, gauges: Iterable[Gauge] = ()) -> str:
         """Every series in the Prometheus text exposition format (version 0.0.4)."""
         with self._lock:

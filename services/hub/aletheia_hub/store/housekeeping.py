@@ -4,7 +4,8 @@ VACUUM/ANALYZE, checkpoint SQLite's WAL.
 Session expiry: a session is kept in the store so any replica can serve it. One that was ended
 (DELETE /mcp) is pruned a day later; one never ended is pruned 30 days after it was opened (the
 table records no last use, and hosts that outlive that reopen one: the proxy does so by itself
-when the hub answers 404). Browser sessions of the web console will be pruned here too.
+when the hub answers 404). Browser sessions of the web console idle for two hours are pruned
+too (they no longer sign anyone in).
 """
 
 import sqlite3
@@ -16,6 +17,7 @@ from sqlalchemy import and_, delete, or_, text
 from sqlalchemy.engine import make_url
 
 from aletheia_hub.clock import now_ms
+from aletheia_hub.store.browser_sessions import prune_browser_sessions
 from aletheia_hub.store.db import SQLITE_BUSY_TIMEOUT_MS, Database
 from aletheia_hub.store.tables import MCP_SESSIONS
 
@@ -49,6 +51,12 @@ def prune_sessions(db: Database, at_ms: int | None = None) -> int:
             )
         )
         return int(result.rowcount or 0)
+
+
+def prune_console_sessions(db: Database, at_ms: int | None = None) -> int:
+    """Delete the web console's browser sessions idle too long to sign anyone in; how many."""
+    with db.write_session() as session:
+        return prune_browser_sessions(session=session, at_ms=at_ms)
 
 
 def optimize_search(db: Database) -> str:
@@ -94,6 +102,10 @@ def checkpoint(db: Database) -> str:
 
 STEPS: Final = (
     Step("prune MCP sessions", lambda db: f"{prune_sessions(db)} session(s) pruned"),
+    Step(
+        "prune browser sessions",
+        lambda db: f"{prune_console_sessions(db)} browser session(s) pruned",
+    ),
     Step("optimize the search index", optimize_search),
     Step("vacuum", vacuum),
     Step("analyze", analyze),

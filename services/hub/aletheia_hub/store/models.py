@@ -216,3 +216,15 @@ class Embedding(SQLModel, table=True):
     dimension: int
     vector: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
     created_at_ms: int = Field(sa_column=Column(BigInteger, nullable=False))
+
+
+class BrowserSession(SQLModel, table=True):
+    """A signed-in browser of the web console: kept in the store so every replica knows it.
+    The cookie's value is never stored, only its SHA-256."""
+
+    __tablename__ = "browser_sessions"
+    id_hash: str = Field(primary_key=True, max_length=64)
+    token_id: str | None = Field(default=None, max_length=40)  # None: the local user
+    csrf_secret: str = Field(max_length=64)
+    created_at_ms: int = Field(sa_column=Column(BigInteger, nullable=False))
+    last_seen_at_ms: int = Field(sa_column=Column(BigInteger, nullable=False, index=True))

@@ -8,6 +8,7 @@ from sqlmodel import SQLModel
 from aletheia_hub.store.models import (
     ApiToken,
     AuditRow,
+    BrowserSession,
     Dismissal,
     Embedding,
     Entry,
@@ -43,3 +44,4 @@ API_TOKENS: Final = _table_of(ApiToken)
 AUDIT_LOG: Final = _table_of(AuditRow)
 STORE_META: Final = _table_of(StoreMeta)
 EMBEDDINGS: Final = _table_of(Embedding)
+BROWSER_SESSIONS: Final = _table_of(BrowserSession)

@@ -1,0 +1,62 @@
+"""The web console's "write to tools": per host, the diff `aletheia rules write` would make in
+the hub's own project root, and the same write applied."""
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from aletheia_hub import folder_context, managed_block
+from aletheia_hub.hosts import rules_files
+from aletheia_hub.hosts.catalog import HOSTS
+from aletheia_hub.http.console.tool_files import HostPreview
+from aletheia_hub.store.rules import RuleRecord
+from aletheia_shared.project import project_key
+
+
+class HostRuleFiles:
+    """The instruction files of every host under the project root of a working folder."""
+
+    def __init__(self, cwd: Path) -> None:
+        self._root = folder_context.find_root(cwd)
+        self._project = project_key(self._root)
+
+    @property
+    def root(self) -> Path:
+        return self._root
+
+    @property
+    def project(self) -> str:
+        return self._project
+
+    def _body(self, rules: Sequence[RuleRecord]) -> str | None:
+        return rules_files.render_body(rules, self._project) if rules else None
+
+    def preview(self, rules: Sequence[RuleRecord]) -> list[HostPreview]:
+        body = self._body(rules)
+        previews = []
+        for host in HOSTS.values():
+            changes = rules_files.plan(rules_files.targets([host], self._root), body)
+            previews.append(
+                HostPreview(
+                    host=host.name,
+                    file=host.instruction_file,
+                    diff=managed_block.diff(changes, self._root) if changes else "",
+                )
+            )
+        return previews
+
+    def apply(self, rules: Sequence[RuleRecord]) -> list[str]:
+        changes = rules_files.plan(
+            rules_files.targets(HOSTS.values(), self._root), self._body(rules)
+        )
+        managed_block.apply(changes)
+        done = []
+        for change in changes:
+            verb = (
+                "created"
+                if change.before is None
+                else "deleted"
+                if change.after is None
+                else "updated"
+            )
+            done.append(f"{verb} {managed_block.display_name(change.path, self._root)}")
+        return done

@@ -1,0 +1,71 @@
+"""The overview: memories per project and type, facts and lists per project, store size, the
+last write and search latency from the hub's own counters."""
+
+import math
+from dataclasses import replace
+from typing import Final
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from aletheia_hub.http.console.access import ViewerDep
+from aletheia_hub.http.console.render import page
+from aletheia_hub.metrics import Metrics
+from aletheia_hub.store import console as console_store
+from aletheia_hub.store import rules as rules_store
+from aletheia_hub.store.db import Database
+from aletheia_hub.store.search import SearchQuery
+from aletheia_hub.store.stats import store_size_bytes
+
+router = APIRouter()
+QUANTILES: Final = (0.5, 0.9, 0.99)
+
+
+@router.get("/")
+def overview(request: Request, viewer: ViewerDep) -> Response:
+    db: Database = request.app.state.db
+    recorder: Metrics = request.app.state.metrics
+    projects = viewer.principal.projects
+    query = SearchQuery(projects=projects, owner=viewer.principal.token_id)
+    with db.read_session() as session:
+        counts = console_store.memory_counts(session=session, query=query)
+        facts = console_store.project_counts(session=session, table_name="facts", projects=projects)
+        lists = console_store.project_counts(
+            session=session, table_name="work_state_lists", projects=projects
+        )
+        rule_count = len(rules_store.list_rules(session=session, projects=projects))
+        last_write = console_store.last_write_ms(session=session, query=query)
+        recent = console_store.newest_memories(session=session, query=replace(query, limit=5))
+    by_project: dict[str, dict[str, int]] = {}
+    for row in counts:
+        by_project.setdefault(row.project, {})[row.type] = row.count
+    for project in (*facts, *lists):
+        by_project.setdefault(project, {})
+    latency = recorder.latency_quantiles(QUANTILES, method="tools/call", tool="search")
+    return page(
+        request,
+        viewer,
+        "overview.html",
+        {
+            "by_project": sorted(by_project.items()),
+            "types": sorted({row.type for row in counts}),
+            "facts": facts,
+            "lists": lists,
+            "rule_count": rule_count,
+            "last_write": last_write,
+            "recent": recent,
+            # The whole store's size says nothing of a project, but is the whole hub's: only
+            # for a viewer without project limits.
+            "store_bytes": store_size_bytes(db) if projects is None else None,
+            "latency": [(f"p{round(q * 100)}", _latency(latency[q])) for q in QUANTILES],
+        },
+    )
+
+
+def _latency(seconds: float | None) -> str:
+    """A bucket's upper bound as people read it."""
+    if seconds is None:
+        return "–"
+    if math.isinf(seconds):
+        return "> 10 s"
+    return f"≤ {seconds * 1000:g} ms"

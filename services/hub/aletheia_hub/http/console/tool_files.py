@@ -1,0 +1,32 @@
+"""What "write to tools" needs from the host catalog, which sits above the HTTP edge: the app
+hands the console an object that previews and applies the rule files of every host."""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from aletheia_hub.store.rules import RuleRecord
+
+
+@dataclass(frozen=True, slots=True)
+class HostPreview:
+    host: str  # the host's name, e.g. Claude Code
+    file: str  # its instruction file, from the project root
+    diff: str  # the unified diff `aletheia rules write` would make; "" when current
+
+
+class ToolFiles(Protocol):
+    """The rule files of every host under one project root."""
+
+    @property
+    def root(self) -> Path: ...
+
+    @property
+    def project(self) -> str: ...
+
+    def preview(self, rules: Sequence[RuleRecord]) -> list[HostPreview]: ...
+
+    def apply(self, rules: Sequence[RuleRecord]) -> list[str]:
+        """Write the files; what was done to each, one line per file."""
+        ...
