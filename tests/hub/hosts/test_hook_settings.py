@@ -55,9 +55,9 @@ def test_uninstall_takes_out_only_our_hooks(cli: Cli, home: Path) -> None:
 
 
 def test_hooks_are_refused_for_a_host_that_does_not_offer_them(cli: Cli, home: Path) -> None:
-    done = cli("install", "cursor", "--hooks", "--write")
+    done = cli("install", "windsurf", "--hooks", "--write")
     assert done.code == 2
-    assert "Cursor hooks are not offered" in done.err
+    assert "Windsurf hooks are not offered" in done.err
     assert list(home.iterdir()) == []
 
 
@@ -145,3 +145,25 @@ def test_remote_hooks_name_the_team_hub_and_token(cli: Cli, home: Path) -> None:
             "install", "claude-code", "--remote", url, "--token", "alt_t", "--hooks", "--write"
         ).out
     )
+
+
+def test_cursor_hooks_are_listed_flat_in_its_hooks_file_beside_the_users(
+    cli: Cli, home: Path
+) -> None:
+    path = home / ".cursor" / "hooks.json"
+    path.parent.mkdir()
+    user = {"version": 1, "hooks": {"afterFileEdit": [{"command": "./format.sh"}]}}
+    path.write_text(json.dumps(user))
+    done = cli("install", "cursor", "--hooks", "--write")
+    assert done.code == 0, done.err
+    assert json.loads(path.read_text()) == {
+        "version": 1,
+        "hooks": {
+            "afterFileEdit": [{"command": "./format.sh"}],
+            "sessionStart": [{"command": f"{ALETHEIA} hook session-start --tool cursor"}],
+            "beforeSubmitPrompt": [{"command": f"{ALETHEIA} hook user-prompt --tool cursor"}],
+        },
+    }
+    assert "nothing to change" in cli("install", "cursor", "--hooks", "--write").out
+    assert cli("uninstall", "cursor", "--write").code == 0
+    assert json.loads(path.read_text()) == user

@@ -183,3 +183,33 @@ def test_a_url_that_is_no_mcp_endpoint_is_reported_not_raised(
         f"aletheia hook session-start: skipped: the hub at {url} answered"
     )
     assert "Traceback" not in done.stderr
+
+
+def test_cursor_hooks_read_workspace_roots_and_answer_as_cursor_does(
+    live_hub: LiveHub, project: Path, tmp_path: Path
+) -> None:
+    prompt = run_aletheia(
+        "hook",
+        "user-prompt",
+        "--tool",
+        "cursor",
+        env=live_hub.env,
+        home=tmp_path,
+        stdin=payload("cursor_before_submit_prompt.json", project, "Rename the cart module"),
+    )
+    assert prompt.returncode == 0, prompt.stderr
+    assert json.loads(prompt.stdout) == {"continue": True}
+    start = run_aletheia(
+        "hook",
+        "session-start",
+        "--tool",
+        "cursor",
+        env=live_hub.env,
+        home=tmp_path,
+        stdin=payload("cursor_session_start.json", project),
+    )
+    assert start.returncode == 0, start.stderr
+    answer = json.loads(start.stdout)
+    assert answer["continue"] is True
+    assert f"# Memory for {project.name}\n" in answer["additional_context"]
+    assert "(cursor) Rename the cart module" in answer["additional_context"]

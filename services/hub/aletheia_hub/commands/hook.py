@@ -35,6 +35,7 @@ def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 
 def run(args: argparse.Namespace) -> int:
+    host = HOSTS[args.tool]
     given = hooks.read_input(sys.stdin)
     environ = dict(os.environ)
     if args.hub_url:
@@ -46,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         hub = hooks.connect(environ, given.cwd, args.tool)
         try:
             if args.event == "session-start":
-                return json.dumps(hooks.session_start_output(hooks.session_context(hub)))
+                return json.dumps(hooks.session_start_output(hooks.session_context(hub), host))
             if given.prompt and given.prompt.strip():
                 hooks.record_prompt(hub, given.prompt, args.tool)
             return None
@@ -57,7 +58,10 @@ def run(args: argparse.Namespace) -> int:
         answer = hooks.within_budget(work, args.budget)
     except hooks.HookFailed as error:
         print(f"aletheia hook {args.event}: skipped: {error}", file=sys.stderr)
-        return 0
+        answer = None
+    if answer is None:
+        plain = hooks.plain_output(host)
+        answer = None if plain is None else json.dumps(plain)
     if answer is not None:
         print(answer)
     return 0

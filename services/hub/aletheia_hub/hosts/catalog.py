@@ -24,6 +24,9 @@ class Host:
     hook_events: tuple[tuple[str, str], ...] = ()
     # The timeout written with each hook, in the unit the host reads (None: none written).
     hook_timeout: int | None = None
+    # Hooks nested in matcher groups (Claude Code's shape) or listed flat (Cursor's); the
+    # flat shape also answers as Cursor does: `{"continue": true, "additional_context": ...}`.
+    hook_shape: Literal["nested", "flat"] = "nested"
     # Other names the host also reads its config from, tried when config_path is absent.
     alternatives: tuple[str, ...] = ()
 
@@ -57,7 +60,14 @@ HOSTS: Final = {
         hook_timeout=30,  # seconds
     ),
     "cursor": Host(
-        "cursor", "Cursor", "~/.cursor/mcp.json", "mcp-servers", ".cursor/rules/aletheia.mdc"
+        "cursor",
+        "Cursor",
+        "~/.cursor/mcp.json",
+        "mcp-servers",
+        ".cursor/rules/aletheia.mdc",
+        hook_settings="~/.cursor/hooks.json",
+        hook_events=(("sessionStart", "session-start"), ("beforeSubmitPrompt", "user-prompt")),
+        hook_shape="flat",
     ),
     "gemini-cli": Host(
         "gemini-cli",

@@ -1,9 +1,10 @@
 """Hosts' hook settings (Claude Code's ~/.claude/settings.json, Gemini CLI's
-~/.gemini/settings.json, Codex's ~/.codex/hooks.json): our session-start and prompt commands
-added beside the user's own hooks, or taken out again.
+~/.gemini/settings.json, Codex's ~/.codex/hooks.json, Cursor's ~/.cursor/hooks.json): our
+session-start and prompt commands added beside the user's own hooks, or taken out again.
 
-The three hooks references give the same shape: `{"hooks": {"<Event>": [{"hooks": [{"type":
-"command", "command": "..."}]}]}}`. Ours are told apart by their command: the aletheia
+Claude Code, Gemini CLI and Codex nest each hook in a group: `{"hooks": {"<Event>": [{"hooks":
+[{"type": "command", "command": "..."}]}]}}`; Cursor lists them flat: `{"version": 1, "hooks":
+{"<event>": [{"command": "..."}]}}`. Ours are told apart by their command: the aletheia
 executable followed by `hook session-start` or `hook user-prompt`.
 """
 
@@ -75,13 +76,16 @@ def plan_hooks(
     """The change that adds our two hooks (None: both are there as wanted). `base` is a change
     already planned to the same file, which this one then builds on."""
     before, document = _load(path, base)
+    flat = host.hook_shape == "flat"
+    if flat and "version" not in document.data:
+        document.data["version"] = 1  # Cursor reads a hooks file of version 1
     hooks = _event_lists(document)
     changed = base is not None
     for event, subcommand in host.hook_events:
-        wanted: dict[str, Any] = {
-            "type": "command",
-            "command": hook_command(executable, subcommand, host, remote),
-        }
+        command = hook_command(executable, subcommand, host, remote)
+        wanted: dict[str, Any] = (
+            {"command": command} if flat else {"type": "command", "command": command}
+        )
         if host.hook_timeout is not None:
             wanted["timeout"] = host.hook_timeout
         groups = hooks.setdefault(event, [])
@@ -89,8 +93,8 @@ def plan_hooks(
             raise config_files.ConfigFileError(
                 f"{path}: hooks.{event} is not a list; it was left as it is."
             )
-        others = [g for g in (_without_ours(group) for group in groups) if g is not None]
-        updated = [*others, {"hooks": [wanted]}]
+        others = [g for g in (_without_ours(group, flat) for group in groups) if g is not None]
+        updated = [*others, wanted if flat else {"hooks": [wanted]}]
         if updated != groups:
             groups[:] = updated
             changed = True
@@ -106,11 +110,12 @@ def plan_remove_hooks(host: Host, path: Path, base: Change | None = None) -> Cha
     if not isinstance(hooks, dict):
         return base
     removed = False
+    flat = host.hook_shape == "flat"
     for event, _ in host.hook_events:
         groups = hooks.get(event)
-        if not isinstance(groups, list) or _count(groups) == 0:
+        if not isinstance(groups, list) or _count(groups, flat) == 0:
             continue
-        kept = [g for g in (_without_ours(group) for group in groups) if g is not None]
+        kept = [g for g in (_without_ours(group, flat) for group in groups) if g is not None]
         if kept:
             hooks[event] = kept
         else:
@@ -130,27 +135,32 @@ def installed(host: Host, path: Path) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     if not isinstance(hooks, dict):
         return found
+    flat = host.hook_shape == "flat"
     for event, _ in host.hook_events:
         groups = hooks.get(event)
         for group in groups if isinstance(groups, list) else []:
-            for hook in group.get("hooks", []) if isinstance(group, dict) else []:
+            for hook in _hooks_in(group, flat):
                 if is_ours(hook):
                     found.setdefault(event, []).append(hook["command"])
     return found
 
 
-def _count(groups: list[Any]) -> int:
-    return sum(
-        1
-        for group in groups
-        if isinstance(group, dict)
-        for hook in group.get("hooks", [])
-        if is_ours(hook)
-    )
+def _hooks_in(item: Any, flat: bool) -> list[Any]:
+    """The hooks one list item holds: itself when flat, else its group's hooks."""
+    if flat:
+        return [item]
+    hooks = item.get("hooks") if isinstance(item, dict) else None
+    return hooks if isinstance(hooks, list) else []
 
 
-def _without_ours(group: Any) -> Any:
-    """The group without our hooks; None when nothing of the user's is left in it."""
+def _count(groups: list[Any], flat: bool) -> int:
+    return sum(1 for group in groups for hook in _hooks_in(group, flat) if is_ours(hook))
+
+
+def _without_ours(group: Any, flat: bool) -> Any:
+    """The item without our hooks; None when nothing of the user's is left in it."""
+    if flat:
+        return None if is_ours(group) else group
     if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
         return group
     kept = [hook for hook in group["hooks"] if not is_ours(hook)]

@@ -3,10 +3,12 @@ the hub the way aletheia-mcp does (starting a local one when none answers), and 
 host's hook JSON. A hook never blocks or breaks its host: every failure is one line on stderr
 and exit code 0, and the whole run is bounded by a time budget.
 
-Input and output shapes follow Claude Code's hooks reference: SessionStart and
-UserPromptSubmit send `{"session_id", "transcript_path", "cwd", "hook_event_name", ...}`
-(UserPromptSubmit adds `"prompt"`); SessionStart answers `{"hookSpecificOutput":
-{"hookEventName": "SessionStart", "additionalContext": "..."}}`.
+Input and output shapes follow Claude Code's hooks reference (Gemini CLI and Codex use the
+same): SessionStart and UserPromptSubmit send `{"session_id", "transcript_path", "cwd",
+"hook_event_name", ...}` (UserPromptSubmit adds `"prompt"`); SessionStart answers
+`{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "..."}}`.
+Cursor sends `workspace_roots` instead of `cwd` and wants `{"continue": true}` from every hook,
+with `additional_context` added at session start.
 """
 
 import json
@@ -18,6 +20,7 @@ from typing import Any, Final, TextIO
 
 import httpx
 
+from aletheia_hub.hosts.catalog import Host
 from aletheia_proxy.config import ConfigError, load_config
 from aletheia_proxy.local_hub import LocalHub
 from aletheia_proxy.transport import HubClient, HubUnreachable, health_url
@@ -47,6 +50,9 @@ def read_input(stream: TextIO) -> HookInput:
     if not isinstance(payload, dict):
         payload = {}
     cwd = payload.get("cwd")
+    roots = payload.get("workspace_roots")
+    if not (isinstance(cwd, str) and cwd) and isinstance(roots, list) and roots:
+        cwd = roots[0]
     prompt = payload.get("prompt")
     return HookInput(
         cwd=cwd if isinstance(cwd, str) and cwd else os.getcwd(),
@@ -168,10 +174,18 @@ def cut(text: str, limit: int = CONTEXT_MAX_CHARS) -> str:
     return head[: head.rfind("\n") + 1 or len(head)] + "…\n"
 
 
-def session_start_output(context: str) -> dict[str, Any]:
+def session_start_output(context: str, host: Host) -> dict[str, Any]:
+    """The session-start answer that adds `context`, in the host's shape."""
+    if host.hook_shape == "flat":
+        return {"continue": True, "additional_context": cut(context)}
     return {
         "hookSpecificOutput": {
             "hookEventName": "SessionStart",
             "additionalContext": cut(context),
         }
     }
+
+
+def plain_output(host: Host) -> dict[str, Any] | None:
+    """The answer of a hook that adds nothing (None: print nothing)."""
+    return {"continue": True} if host.hook_shape == "flat" else None
