@@ -26,7 +26,8 @@ class Host:
     hook_timeout: int | None = None
     # Hooks nested in matcher groups (Claude Code's shape) or listed flat (Cursor's); the
     # flat shape also answers as Cursor does: `{"continue": true, "additional_context": ...}`.
-    hook_shape: Literal["nested", "flat"] = "nested"
+    # OpenCode takes hooks as a JavaScript plugin file of ours instead ("plugin").
+    hook_shape: Literal["nested", "flat", "plugin"] = "nested"
     # Other names the host also reads its config from, tried when config_path is absent.
     alternatives: tuple[str, ...] = ()
 
@@ -95,6 +96,12 @@ HOSTS: Final = {
         "~/.config/opencode/opencode.json",
         "opencode",
         "AGENTS.md",
+        hook_settings="~/.config/opencode/plugins/aletheia.js",
+        hook_events=(
+            ("experimental.chat.system.transform", "session-start"),
+            ("chat.message", "user-prompt"),
+        ),
+        hook_shape="plugin",
         alternatives=("~/.config/opencode/opencode.jsonc",),
     ),
     "codex": Host(

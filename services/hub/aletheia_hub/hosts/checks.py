@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Literal
 
 from aletheia_hub import managed_block
-from aletheia_hub.hosts import config_files, entries, hook_settings
+from aletheia_hub.hosts import config_files, entries, hook_commands, hook_settings
 from aletheia_hub.hosts.catalog import HOSTS, Host
 
 Status = Literal["ok", "fix", "info"]
@@ -76,7 +76,7 @@ def _hooks_finding(host: Host, path: Path) -> Finding:
 
 
 def _broken(command: str) -> bool:
-    executable = hook_settings.command_words(command)[0]
+    executable = hook_commands.command_words(command)[0]
     return not (Path(executable).is_file() and os.access(executable, os.X_OK))
 
 

@@ -8,44 +8,15 @@ Claude Code, Gemini CLI and Codex nest each hook in a group: `{"hooks": {"<Event
 executable followed by `hook session-start` or `hook user-prompt`.
 """
 
-import shlex
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 from aletheia_hub import managed_block
-from aletheia_hub.hosts import config_files
+from aletheia_hub.hosts import config_files, opencode_plugin
 from aletheia_hub.hosts.catalog import Host
 from aletheia_hub.hosts.entries import Remote
+from aletheia_hub.hosts.hook_commands import hook_command, is_ours
 from aletheia_hub.managed_block import Change
-
-SUBCOMMANDS: Final = ("session-start", "user-prompt")
-
-
-def hook_command(executable: str, subcommand: str, host: Host, remote: Remote | None = None) -> str:
-    words = [executable, "hook", subcommand, "--tool", host.key]
-    if remote is not None:
-        words += ["--hub-url", remote.url, "--token", remote.token]
-    return shlex.join(words)
-
-
-def is_ours(hook: object) -> bool:
-    if not isinstance(hook, dict) or not isinstance(hook.get("command"), str):
-        return False
-    words = command_words(hook["command"])
-    return (
-        len(words) >= 3
-        and Path(words[0]).name == "aletheia"
-        and words[1] == "hook"
-        and words[2] in SUBCOMMANDS
-    )
-
-
-def command_words(command: str) -> list[str]:
-    """A hook's command line split as a POSIX shell would (plain spaces when it cannot)."""
-    try:
-        return shlex.split(command)
-    except ValueError:
-        return command.split()
 
 
 def _load(path: Path, base: Change | None = None) -> tuple[str | None, config_files.JsonDocument]:
@@ -75,6 +46,8 @@ def plan_hooks(
 ) -> Change | None:
     """The change that adds our two hooks (None: both are there as wanted). `base` is a change
     already planned to the same file, which this one then builds on."""
+    if host.hook_shape == "plugin":
+        return opencode_plugin.plan(host, path, executable, remote)
     before, document = _load(path, base)
     flat = host.hook_shape == "flat"
     if flat and "version" not in document.data:
@@ -103,6 +76,8 @@ def plan_hooks(
 
 def plan_remove_hooks(host: Host, path: Path, base: Change | None = None) -> Change | None:
     """The change that takes our hooks (and only ours) out of the settings."""
+    if host.hook_shape == "plugin":
+        return opencode_plugin.plan_removal(path)
     before, document = _load(path, base)
     if before is None:
         return base
@@ -130,6 +105,8 @@ def plan_remove_hooks(host: Host, path: Path, base: Change | None = None) -> Cha
 
 def installed(host: Host, path: Path) -> dict[str, list[str]]:
     """Our hook commands found in the settings, by event."""
+    if host.hook_shape == "plugin":
+        return opencode_plugin.installed(host, path)
     _, document = _load(path)
     hooks = document.data.get("hooks")
     found: dict[str, list[str]] = {}

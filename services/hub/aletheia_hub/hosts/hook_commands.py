@@ -1,0 +1,49 @@
+"""Our hook commands: `aletheia hook session-start|user-prompt --tool <host>`, how they are
+written into a host's settings and how ours are told apart from the user's own."""
+
+import shlex
+from pathlib import Path
+from typing import Final
+
+from aletheia_hub.hosts.catalog import Host
+from aletheia_hub.hosts.entries import Remote
+
+SUBCOMMANDS: Final = ("session-start", "user-prompt")
+
+
+def hook_words(
+    executable: str, subcommand: str, host: Host, remote: Remote | None = None
+) -> list[str]:
+    """The argv of one of our hook commands."""
+    words = [executable, "hook", subcommand, "--tool", host.key]
+    if remote is not None:
+        words += ["--hub-url", remote.url, "--token", remote.token]
+    return words
+
+
+def hook_command(executable: str, subcommand: str, host: Host, remote: Remote | None = None) -> str:
+    return shell_join(hook_words(executable, subcommand, host, remote))
+
+
+def shell_join(words: list[str]) -> str:
+    return shlex.join(words)
+
+
+def is_ours(hook: object) -> bool:
+    if not isinstance(hook, dict) or not isinstance(hook.get("command"), str):
+        return False
+    words = command_words(hook["command"])
+    return (
+        len(words) >= 3
+        and Path(words[0]).name == "aletheia"
+        and words[1] == "hook"
+        and words[2] in SUBCOMMANDS
+    )
+
+
+def command_words(command: str) -> list[str]:
+    """A hook's command line split as a POSIX shell would (plain spaces when it cannot)."""
+    try:
+        return shlex.split(command)
+    except ValueError:
+        return command.split()

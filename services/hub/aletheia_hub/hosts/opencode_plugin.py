@@ -1,0 +1,134 @@
+"""OpenCode's session hooks: a plugin file of ours in ~/.config/opencode/plugins/.
+
+OpenCode takes hooks only as JavaScript plugins. Ours runs the same two `aletheia hook`
+commands the other hosts run, feeding them Claude Code's hook JSON: once per session, before
+the first model call, `experimental.chat.system.transform` adds session_start_context to the
+system prompt; `chat.message` records each user prompt. The whole file is ours, marked on its
+first line: an existing file without the mark is the user's and is never touched.
+"""
+
+import json
+from pathlib import Path
+from typing import Final
+
+from aletheia_hub import managed_block
+from aletheia_hub.hosts import hook_commands
+from aletheia_hub.hosts.catalog import Host
+from aletheia_hub.hosts.config_files import ConfigFileError
+from aletheia_hub.hosts.entries import Remote
+from aletheia_hub.managed_block import Change
+
+MARK: Final = (
+    "// Aletheia session hooks for OpenCode, written by `aletheia install opencode --hooks`."
+)
+SYSTEM_TRANSFORM: Final = "experimental.chat.system.transform"
+CHAT_MESSAGE: Final = "chat.message"
+
+_TEMPLATE: Final = """{mark}
+// `aletheia uninstall opencode --write` removes it; it is rewritten on every install.
+import {{ execFile }} from "node:child_process";
+
+const SESSION_START = {session_start};
+const USER_PROMPT = {user_prompt};
+const started = new Set();
+
+// Run one hook command with its JSON on stdin; its stdout, or "" when it failed.
+function run(argv, payload) {{
+  return new Promise((resolve) => {{
+    const child = execFile(argv[0], argv.slice(1), {{ timeout: 30000 }}, (error, stdout) =>
+      resolve(error ? "" : String(stdout)),
+    );
+    child.stdin.on("error", () => {{}});
+    child.stdin.end(JSON.stringify(payload));
+  }});
+}}
+
+function additionalContext(stdout) {{
+  try {{
+    return JSON.parse(stdout)?.hookSpecificOutput?.additionalContext ?? "";
+  }} catch {{
+    return "";
+  }}
+}}
+
+export const AletheiaMemory = async ({{ directory }}) => ({{
+  "{system_transform}": async (input, output) => {{
+    const sessionID = input?.sessionID ?? "";
+    if (started.has(sessionID)) return;
+    started.add(sessionID);
+    const payload = {{ hook_event_name: "SessionStart", session_id: sessionID, cwd: directory }};
+    const context = additionalContext(await run(SESSION_START, payload));
+    if (context && Array.isArray(output?.system)) output.system.push(context);
+  }},
+  "{chat_message}": async (input, output) => {{
+    const parts = Array.isArray(output?.parts) ? output.parts : [];
+    const prompt = parts
+      .filter((part) => part?.type === "text" && typeof part.text === "string")
+      .map((part) => part.text)
+      .join("\\n");
+    if (!prompt) return;
+    const sessionID = input?.sessionID ?? "";
+    const payload = {{
+      hook_event_name: "UserPromptSubmit",
+      session_id: sessionID,
+      cwd: directory,
+      prompt,
+    }};
+    await run(USER_PROMPT, payload);
+  }},
+}});
+"""
+
+
+def render(host: Host, executable: str, remote: Remote | None = None) -> str:
+    """The plugin file that runs our two hook commands."""
+    commands = {
+        subcommand: hook_commands.hook_words(executable, subcommand, host, remote)
+        for subcommand in hook_commands.SUBCOMMANDS
+    }
+    return _TEMPLATE.format(
+        mark=MARK,
+        session_start=json.dumps(commands["session-start"]),
+        user_prompt=json.dumps(commands["user-prompt"]),
+        system_transform=SYSTEM_TRANSFORM,
+        chat_message=CHAT_MESSAGE,
+    )
+
+
+def plan(host: Host, path: Path, executable: str, remote: Remote | None = None) -> Change | None:
+    """The change that writes our plugin (None: it is there as wanted)."""
+    before = managed_block.read_text(path)
+    if before is not None and not is_ours(before):
+        raise ConfigFileError(
+            f"{path} exists and is not Aletheia's plugin; it was left as it is. Move it away "
+            "to let `--hooks` write ours."
+        )
+    wanted = render(host, executable, remote)
+    return None if before == wanted else Change(path, before, wanted)
+
+
+def plan_removal(path: Path) -> Change | None:
+    """The change that deletes our plugin; a file that is not ours stays."""
+    before = managed_block.read_text(path)
+    if before is None or not is_ours(before):
+        return None
+    return Change(path, before, None)
+
+
+def installed(host: Host, path: Path) -> dict[str, list[str]]:
+    """Our hook commands in the plugin, by the OpenCode hook that runs each."""
+    text = managed_block.read_text(path)
+    if text is None or not is_ours(text):
+        return {}
+    found: dict[str, list[str]] = {}
+    for event, subcommand in host.hook_events:
+        name = "SESSION_START" if subcommand == "session-start" else "USER_PROMPT"
+        for line in text.splitlines():
+            if line.startswith(f"const {name} = "):
+                words = json.loads(line.removeprefix(f"const {name} = ").rstrip(";"))
+                found[event] = [hook_commands.shell_join(words)]
+    return found
+
+
+def is_ours(text: str) -> bool:
+    return text.startswith(MARK)

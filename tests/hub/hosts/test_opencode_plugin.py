@@ -1,0 +1,100 @@
+"""OpenCode's hooks: `aletheia install opencode --hooks` writes our plugin file, and that
+plugin, loaded by Node as OpenCode loads it, adds the session context to the system prompt
+once per session and records each prompt, against a real hub."""
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+from aletheia_hub.hosts import opencode_plugin
+from tests.conftest import require_service
+from tests.hub.hosts.conftest import ALETHEIA, Cli, LiveHub
+
+PLUGIN = Path(".config/opencode/plugins/aletheia.js")
+# Loads the plugin file and calls its two hooks as OpenCode does: (input, output), mutating
+# output. Prints what the hooks left in output.system after two model calls of one session.
+DRIVER = """
+const [pluginPath, directory, prompt] = process.argv.slice(2);
+const module = await import(pluginPath);
+const hooks = await module.AletheiaMemory({ directory });
+await hooks["chat.message"]({ sessionID: "s1" }, { parts: [{ type: "text", text: prompt }] });
+const systems = [];
+for (let call = 0; call < 2; call++) {
+  const output = { system: [] };
+  await hooks["experimental.chat.system.transform"]({ sessionID: "s1" }, output);
+  systems.push(output.system);
+}
+console.log(JSON.stringify(systems));
+"""
+
+
+def node() -> str:
+    found = shutil.which("node")
+    require_service(None if found else "Node.js is not on PATH", "Node.js")
+    assert found is not None
+    return found
+
+
+def test_install_writes_our_plugin_and_uninstall_removes_only_it(home: Path, cli: Cli) -> None:
+    plugin = home / PLUGIN
+    assert cli("install", "opencode", "--hooks", "--write").code == 0
+    text = plugin.read_text()
+    assert opencode_plugin.is_ours(text)
+    assert '"hook", "session-start", "--tool", "opencode"' in text
+    assert cli("install", "opencode", "--hooks", "--write").code == 0
+    assert plugin.read_text() == text  # a second run changes nothing
+    doctor = cli("doctor")
+    assert "opencode hooks" in doctor.out
+    assert "experimental.chat.system.transform, chat.message" in doctor.out
+    assert cli("uninstall", "opencode", "--write").code == 0
+    assert not plugin.exists()
+
+
+def test_a_plugin_file_of_the_users_is_refused_and_left_alone(home: Path, cli: Cli) -> None:
+    plugin = home / PLUGIN
+    plugin.parent.mkdir(parents=True)
+    plugin.write_text("export const Mine = async () => ({});\n")
+    refused = cli("install", "opencode", "--hooks", "--write")
+    assert refused.code != 0
+    assert "is not Aletheia's plugin" in refused.err
+    assert plugin.read_text() == "export const Mine = async () => ({});\n"
+    assert cli("uninstall", "opencode", "--write").code == 0
+    assert plugin.read_text() == "export const Mine = async () => ({});\n"
+
+
+def test_the_plugin_adds_context_once_per_session_and_records_the_prompt(
+    live_hub: LiveHub, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    project = tmp_path / f"proj{os.getpid()}{time.monotonic_ns()}"
+    project.mkdir()
+    env = {**live_hub.env, "HOME": str(home)}
+    done = subprocess.run(
+        [ALETHEIA, "install", "opencode", "--hooks", "--write"], env=env, capture_output=True
+    )
+    assert done.returncode == 0, done.stderr
+    # Node reads a .js file as CommonJS outside a module package: load a .mjs copy.
+    module = tmp_path / "aletheia.mjs"
+    shutil.copy(home / PLUGIN, module)
+    driver = tmp_path / "driver.mjs"
+    driver.write_text(DRIVER)
+    prompt = "Fix the checkout total; the staging password: Zq8vR2mLx7"
+    ran = subprocess.run(
+        [node(), str(driver), str(module), str(project), prompt],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert ran.returncode == 0, ran.stderr
+    systems: list[list[Any]] = json.loads(ran.stdout)
+    first, second = systems
+    assert second == []  # once per session
+    (context,) = first
+    assert f"# Memory for {project.name}\n" in context
+    assert "(opencode) Fix the checkout total; the staging password: [REDACTED" in context
+    assert "Zq8vR2mLx7" not in context
