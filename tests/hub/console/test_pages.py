@@ -43,7 +43,7 @@ def test_every_page_answers_with_the_security_headers(
         assert response.headers["content-security-policy"] == CSP
         assert "script-src" not in CSP and "'unsafe-inline'" not in CSP
         assert response.headers["x-frame-options"] == "DENY"
-        assert response.headers["referrer-policy"] == "no-referrer"
+        assert response.headers["referrer-policy"] == "same-origin"
         assert response.headers["cache-control"] == "no-store"
 
 

@@ -13,7 +13,9 @@ CSP: Final = (
 HEADERS: Final = (
     ("Content-Security-Policy", CSP),
     ("X-Frame-Options", "DENY"),
-    ("Referrer-Policy", "no-referrer"),
+    # same-origin, not no-referrer: under no-referrer a browser posts forms with `Origin: null`,
+    # which the Origin guard refuses. Other sites still get no referrer.
+    ("Referrer-Policy", "same-origin"),
     ("X-Content-Type-Options", "nosniff"),
 )
 NEW_COOKIE_STATE: Final = "console_set_cookie"  # a Set-Cookie value an endpoint left

@@ -22,9 +22,7 @@ def upgrade() -> None:
         sa.Column("created_at_ms", sa.BigInteger(), nullable=False),
         sa.Column("last_seen_at_ms", sa.BigInteger(), nullable=False),
     )
-    op.create_index(
-        "ix_browser_sessions_last_seen_at_ms", "browser_sessions", ["last_seen_at_ms"]
-    )
+    op.create_index("ix_browser_sessions_last_seen_at_ms", "browser_sessions", ["last_seen_at_ms"])
 
 
 def downgrade() -> None:
