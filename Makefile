@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# pytest worker processes: many tests wait on real hub processes, so more than the cores pays.
+TEST_WORKERS ?= 3
 PACKAGES := shared/pyproject.toml services/hub/pyproject.toml services/stdio-proxy/pyproject.toml
 
 .DEFAULT_GOAL := help
@@ -25,7 +27,7 @@ run: install ## start the hub on the local SQLite store and print how to connect
 	$(BIN)/aletheia-server
 
 test: install ## run every test suite (PostgreSQL ones skip without a server unless CI=true) and make conformance
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile
 	$(BIN)/python judges/run.py
 
 conformance: install ## MCP conformance suite, Inspector CLI and TypeScript SDK against real hubs

@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Final
 
 import httpx
 import psycopg
@@ -24,6 +25,7 @@ from aletheia_hub.settings import Settings
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import upgrade_to_head
 from tests.helpers import McpHttpClient
+from tests.postgres_template import PostgresTemplate
 
 POSTGRES_DSN = "host=127.0.0.1 port=5432 dbname=test user=postgres connect_timeout=3"
 POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -88,6 +90,21 @@ def postgres_schema_url() -> Iterator[str]:
     """A fresh, empty PostgreSQL schema in database `test`, dropped afterwards."""
     with fresh_postgres_schema() as url:
         yield url
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Modules marked any_store test protocol behaviour that no store changes: their
+    PostgreSQL copies are deselected (not skipped), so the time goes to the store suites."""
+    dropped = [
+        item
+        for item in items
+        if item.get_closest_marker("any_store") is not None
+        and getattr(getattr(item, "callspec", None), "params", {}).get("store_url") == "postgres"
+    ]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        chosen = set(map(id, dropped))
+        items[:] = [item for item in items if id(item) not in chosen]
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -175,10 +192,15 @@ def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return template
 
 
-def copy_sqlite_template(template: Path, url: str) -> None:
-    """Put a copy of the migrated template at the SQLite file `url` names, with its own
-    per-store values. Nothing happens for PostgreSQL or when the file already exists."""
+def prefill_store(template: Path, url: str) -> None:
+    """Give the store `url` names the migrated tables, as a fresh migration would, each with its
+    own per-store values: a copy of the SQLite template, or the recorded migration replayed into
+    a test's empty PostgreSQL schema. Nothing happens to a store that already exists."""
     parsed = make_url(url)
+    if parsed.get_backend_name() == "postgresql":
+        if POSTGRES_TEMPLATE.is_empty(url):
+            POSTGRES_TEMPLATE.fill(url)
+        return
     if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
         return
     target = Path(parsed.database)
@@ -189,11 +211,15 @@ def copy_sqlite_template(template: Path, url: str) -> None:
     _redraw_per_store_values(target)
 
 
+# The PostgreSQL counterpart of the SQLite template: recorded on first use in each process.
+POSTGRES_TEMPLATE: Final = PostgresTemplate(POSTGRES_DSN, fresh_postgres_schema, PER_STORE_RANDOM)
+
+
 @pytest.fixture
 def http(settings: Settings, sqlite_template: Path) -> Iterator[TestClient]:
     """The app in-process, addressed as loopback; on SQLite its store starts as a copy of the
     migrated template, so the lifespan's migration finds nothing to do."""
-    copy_sqlite_template(sqlite_template, settings.resolved_database_url())
+    prefill_store(sqlite_template, settings.resolved_database_url())
     with TestClient(create_app(settings), base_url="http://127.0.0.1") as client:
         yield client
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from aletheia_hub.app import create_app
 from aletheia_hub.settings import Settings
 from aletheia_shared import headers
-from tests.conftest import copy_sqlite_template
+from tests.conftest import prefill_store
 from tests.fuzz.strategies import bodies, json_values, messages
 from tests.helpers import McpHttpClient
 
@@ -50,7 +50,7 @@ class Hub:
 def hub(tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path) -> Iterator[Hub]:
     folder = tmp_path_factory.mktemp("fuzz")
     url = f"sqlite:///{folder / 'hub.db'}"
-    copy_sqlite_template(sqlite_template, url)
+    prefill_store(sqlite_template, url)
     app = create_app(Settings(database_url=url, data_dir=folder, cwd=folder))
     with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False) as http:
         yield Hub(http)

@@ -17,7 +17,7 @@ from aletheia_hub.settings import Settings
 from aletheia_proxy.config import load_config
 from aletheia_proxy.forward import Forwarder, run
 from aletheia_proxy.transport import HubClient
-from tests.conftest import copy_sqlite_template
+from tests.conftest import prefill_store
 from tests.fuzz.strategies import bodies
 
 INITIALIZE: Final = json.dumps(
@@ -40,7 +40,7 @@ def hub_http(
 ) -> Iterator[TestClient]:
     folder = tmp_path_factory.mktemp("proxy-fuzz")
     url = f"sqlite:///{folder / 'hub.db'}"
-    copy_sqlite_template(sqlite_template, url)
+    prefill_store(sqlite_template, url)
     app = create_app(Settings(database_url=url, data_dir=folder, cwd=folder))
     with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False) as http:
         yield http

@@ -21,9 +21,9 @@ from aletheia_hub.store.migrate import upgrade_to_head
 from aletheia_shared import headers, jsonrpc
 from tests.conftest import (
     BIN,
-    copy_sqlite_template,
     free_port,
     fresh_postgres_schema,
+    prefill_store,
     process_env,
     require_service,
     stop_process,
@@ -275,7 +275,7 @@ class Team:
 @pytest.fixture
 def team(team_app: TeamApp, store_url: str, sqlite_template: Path) -> Team:
     """A team hub with an unrestricted admin session for seeding and checking."""
-    copy_sqlite_template(sqlite_template, store_url)
+    prefill_store(sqlite_template, store_url)
     _id, admin = issue_token(store_url, "admin", None, name="owner")
     http = team_app(store_url)
     return Team(http, session_for(http, admin, project="shop"), store_url)

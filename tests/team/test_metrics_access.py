@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from tests.conftest import copy_sqlite_template
+from tests.conftest import prefill_store
 from tests.helpers import McpHttpClient
 from tests.team.conftest import TeamApp, issue_token, session_for
 
@@ -10,7 +10,7 @@ from tests.team.conftest import TeamApp, issue_token, session_for
 def test_team_hub_serves_metrics_to_an_admin_token_only(
     team_app: TeamApp, store_url: str, sqlite_template: Path
 ) -> None:
-    copy_sqlite_template(sqlite_template, store_url)
+    prefill_store(sqlite_template, store_url)
     _id, admin = issue_token(store_url, "admin")
     _id, sync = issue_token(store_url, "sync", ["shop"])
     http = team_app(store_url, rate_limit_per_minute=1)

@@ -13,7 +13,7 @@ from aletheia_hub.settings import Settings
 from aletheia_hub.store import browser_sessions
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.housekeeping import prune_console_sessions
-from tests.conftest import copy_sqlite_template
+from tests.conftest import prefill_store
 from tests.hub.console.helpers import CSRF, csrf_of, seed
 from tests.team.conftest import issue_token
 
@@ -21,7 +21,7 @@ KEY = "console-test-key-0123456789"
 
 
 def client_for(settings: Settings, template: Path) -> TestClient:
-    copy_sqlite_template(template, settings.resolved_database_url())
+    prefill_store(template, settings.resolved_database_url())
     return TestClient(create_app(settings), base_url="http://127.0.0.1")
 
 

@@ -8,7 +8,7 @@ from sqlalchemy import text
 
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.rules import add_rule
-from tests.conftest import copy_sqlite_template
+from tests.conftest import prefill_store
 from tests.hub.hosts.conftest import Cli
 
 CLAUDE_TEXT = "# Shop\n\nUse pnpm.\n"
@@ -19,7 +19,7 @@ AGENTS_TEXT = "# Agents\n\nRun `make test` before you push."  # no newline at th
 def store(tmp_path: Path, sqlite_template: Path) -> Path:
     """A store holding rules for shop, everywhere, a situation and another project."""
     path = tmp_path / "hub.db"
-    copy_sqlite_template(sqlite_template, f"sqlite:///{path}")
+    prefill_store(sqlite_template, f"sqlite:///{path}")
     db = Database(f"sqlite:///{path}")
     rules = [
         ("Run the tests before you commit", "you are about to commit", "everywhere", None, None),

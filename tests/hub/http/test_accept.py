@@ -10,6 +10,9 @@ from tests.helpers import McpHttpClient
 from tests.hub.raw import post_json
 from tests.jsonrpc_messages import ping_request
 
+# Protocol behaviour, the same on every store: SQLite only (the store suites run both).
+pytestmark = pytest.mark.any_store
+
 
 @pytest.mark.parametrize(
     "accept",

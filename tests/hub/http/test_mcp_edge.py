@@ -13,6 +13,9 @@ from tests.helpers import McpHttpClient
 from tests.hub.raw import open_session, post_json, post_raw
 from tests.jsonrpc_messages import initialize_request, ping_request
 
+# Protocol behaviour, the same on every store: SQLite only (the store suites run both).
+pytestmark = pytest.mark.any_store
+
 MIB = 1024 * 1024
 PING = ping_request(1)
 

@@ -15,6 +15,9 @@ from tests.helpers import McpHttpClient
 from tests.hub.raw import count_rows, open_session, post_json
 from tests.jsonrpc_messages import initialize_request, ping_request, tool_call_request
 
+# Protocol behaviour, the same on every store: SQLite only (the store suites run both).
+pytestmark = pytest.mark.any_store
+
 BIG_TEXT = "Deploys need the VPN. " * 70  # about 1.5 kB
 
 

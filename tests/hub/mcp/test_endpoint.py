@@ -21,6 +21,9 @@ from tests.jsonrpc_messages import (
     tool_call_request,
 )
 
+# Protocol behaviour, the same on every store: SQLite only (the store suites run both).
+pytestmark = pytest.mark.any_store
+
 SUPPORTED = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
 
 

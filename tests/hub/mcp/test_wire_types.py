@@ -8,6 +8,9 @@ import pytest
 
 from tests.helpers import McpHttpClient
 
+# Protocol behaviour, the same on every store: SQLite only (the store suites run both).
+pytestmark = pytest.mark.any_store
+
 
 def test_initialize_result_is_a_valid_initialize_result(mcp: McpHttpClient) -> None:
     result = mcp.initialize()

@@ -10,6 +10,9 @@ from aletheia_hub.settings import Settings
 from tests.helpers import McpHttpClient
 from tests.hub.tools.support import failure
 
+# Protocol behaviour, the same on every store: SQLite only (the store suites run both).
+pytestmark = pytest.mark.any_store
+
 READ_TOOLS = [
     "search",
     "timeline",
