@@ -50,7 +50,12 @@ def _print_connect_hint(settings: Settings) -> None:
     url = f"http://{settings.host}:{settings.port}/mcp"
     store = settings.resolved_database_url()
     shown_store = store.split("@")[-1] if "@" in store else store
-    lines = [f"Aletheia hub {__version__} listening on {url}", f"Store: {shown_store}"]
+    console = f"http://{settings.host}:{settings.port}/"
+    lines = [
+        f"Aletheia hub {__version__} listening on {url}",
+        f"Store: {shown_store}",
+        f"Console: {console} (memories, facts, rules, work state; open it in a browser)",
+    ]
     proxy = connect.proxy_command()
     if settings.team_mode:
         lines += [
