@@ -218,21 +218,7 @@ def find_rule(*, session: Session, rule_id: str) -> RuleRow | None:
     row = session.execute(select(RULES).where(RULES.c.id == rule_id)).first()
     if row is None:
         return None
-    reach = rules_store._reach(row.reach_json)
-    record = rules_store.RuleRecord(
-        id=row.id,
-        when=row.when_text,
-        then=row.then_text,
-        scope_tier=row.scope_tier,
-        scope_name=row.scope_name,
-        source=row.source,
-        created_at_ms=row.created_at_ms,
-        confirmed_at_ms=row.confirmed_at_ms,
-        recheck=None,
-        project=row.project,
-        reach=reach,
-    )
-    return RuleRow(record=record, enabled=bool(row.enabled))
+    return RuleRow(record=rules_store.rule_record(row), enabled=bool(row.enabled))
 
 
 def disable_rule(*, session: Session, rule_id: str) -> bool:

@@ -5,7 +5,7 @@ import json
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Final
+from typing import Any, Final
 
 from sqlalchemy import Table, select, update
 from sqlmodel import Session
@@ -58,6 +58,23 @@ def rule_hash(
     if reach is not None and scope_tier != "project":
         parts.append(",".join(sorted(set(reach))))
     return hashlib.sha256("\x00".join(parts).encode()).hexdigest()
+
+
+def rule_record(row: Any) -> RuleRecord:
+    """A rules row as a RuleRecord, its re-check reason not yet worked out."""
+    return RuleRecord(
+        id=row.id,
+        when=row.when_text,
+        then=row.then_text,
+        scope_tier=row.scope_tier,
+        scope_name=row.scope_name,
+        source=row.source,
+        created_at_ms=row.created_at_ms,
+        confirmed_at_ms=row.confirmed_at_ms,
+        recheck=None,
+        project=row.project,
+        reach=_reach(row.reach_json),
+    )
 
 
 def _reach(reach_json: str | None) -> tuple[str, ...] | None:
@@ -160,21 +177,7 @@ def list_rules(
         if projects is not None and reach is not None and not set(reach) & set(projects):
             continue
         evidence[row.id] = json.loads(row.evidence_memory_ids)
-        records.append(
-            RuleRecord(
-                id=row.id,
-                when=row.when_text,
-                then=row.then_text,
-                scope_tier=row.scope_tier,
-                scope_name=row.scope_name,
-                source=row.source,
-                created_at_ms=row.created_at_ms,
-                confirmed_at_ms=row.confirmed_at_ms,
-                recheck=None,
-                project=row.project,
-                reach=reach,
-            )
-        )
+        records.append(rule_record(row))
     dismissed = _dismissed_evidence(session, evidence)
     return [
         replace(record, recheck=_recheck_reason(record, dismissed, projects, moment))

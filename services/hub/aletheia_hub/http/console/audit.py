@@ -3,17 +3,16 @@ rows as CSV. A token limited to projects sees only their rows."""
 
 import csv
 import io
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Annotated, Final
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 
 from aletheia_hub import auth
 from aletheia_hub.clock import iso_ms, parse_moment
 from aletheia_hub.http.console.access import Refused, ViewerDep, check_admin
 from aletheia_hub.http.console.render import NO_STORE, page
-from aletheia_hub.http.console.viewer import Viewer
 from aletheia_hub.store import console as console_store
 from aletheia_hub.store.audit import OUTCOMES
 from aletheia_hub.store.db import Database
@@ -32,13 +31,29 @@ def _moment(value: str, name: str, *, whole_day: bool = False) -> int | None:
         raise Refused(400, f"{name} is not a date (YYYY-MM-DD).") from None
 
 
-def _filter(
-    viewer: Viewer, token: str, project: str, tool: str, result: str, since: str, until: str
-) -> console_store.AuditFilter:
+@dataclass(frozen=True, slots=True)
+class AuditQuery:
+    """The filters a page was asked for, as typed, and the store filter they make."""
+
+    shown: dict[str, str]
+    where: console_store.AuditFilter
+
+
+def audit_query(
+    viewer: ViewerDep,
+    token: Text = "",
+    project: Text = "",
+    tool: Text = "",
+    result: Text = "",
+    since: Text = "",
+    until: Text = "",
+) -> AuditQuery:
+    """The audit filters of a request, for admins only; a project the token may not use is
+    refused."""
     check_admin(viewer)
     if project and not auth.may_use_project(viewer.principal, project):
         raise Refused(403, f'Project "{project}" is not allowed for this token.')
-    return console_store.AuditFilter(
+    where = console_store.AuditFilter(
         projects=viewer.principal.projects,
         token_id=token.strip() or None,
         project=project.strip() or None,
@@ -47,24 +62,7 @@ def _filter(
         since_ms=_moment(since, "since"),
         until_ms=_moment(until, "until", whole_day=True),
     )
-
-
-@router.get("/audit")
-def audit_page(
-    request: Request,
-    viewer: ViewerDep,
-    token: Text = "",
-    project: Text = "",
-    tool: Text = "",
-    result: Text = "",
-    since: Text = "",
-    until: Text = "",
-) -> Response:
-    where = _filter(viewer, token, project, tool, result, since, until)
-    db: Database = request.app.state.db
-    with db.read_session() as session:
-        rows = console_store.audit_rows(session=session, where=where)
-    filters = {
+    shown = {
         "token": token,
         "project": project,
         "tool": tool,
@@ -72,29 +70,35 @@ def audit_page(
         "since": since,
         "until": until,
     }
+    return AuditQuery(shown, where)
+
+
+AuditQueryDep = Annotated[AuditQuery, Depends(audit_query)]
+
+
+@router.get("/audit")
+def audit_page(request: Request, viewer: ViewerDep, query: AuditQueryDep) -> Response:
+    db: Database = request.app.state.db
+    with db.read_session() as session:
+        rows = console_store.audit_rows(session=session, where=query.where)
     return page(
         request,
         viewer,
         "audit.html",
-        {"rows": rows, "filters": filters, "outcomes": OUTCOMES, "query": request.url.query},
+        {
+            "rows": rows,
+            "filters": query.shown,
+            "outcomes": OUTCOMES,
+            "query": request.url.query,
+        },
     )
 
 
 @router.get("/audit.csv")
-def audit_csv(
-    request: Request,
-    viewer: ViewerDep,
-    token: Text = "",
-    project: Text = "",
-    tool: Text = "",
-    result: Text = "",
-    since: Text = "",
-    until: Text = "",
-) -> Response:
-    where = _filter(viewer, token, project, tool, result, since, until)
+def audit_csv(request: Request, query: AuditQueryDep) -> Response:
     db: Database = request.app.state.db
     with db.read_session() as session:
-        rows = console_store.audit_rows(session=session, where=replace(where, limit=CSV_ROWS))
+        rows = console_store.audit_rows(session=session, where=replace(query.where, limit=CSV_ROWS))
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(["at", "token", "tool", "operation", "project", "result"])
