@@ -13,7 +13,7 @@ from sqlmodel import Session
 from aletheia_hub.store import rules as rules_store
 from aletheia_hub.store.errors import StoreError
 from aletheia_hub.store.facts import FactRecord
-from aletheia_hub.store.memories import _files_of
+from aletheia_hub.store.memories import files_of
 from aletheia_hub.store.search.filters import date_order, hit_columns, memory_filters
 from aletheia_hub.store.search.model import MemoryHit, SearchQuery
 from aletheia_hub.store.tables import (
@@ -104,7 +104,7 @@ def memory_detail(*, session: Session, memory_id: int) -> MemoryDetail | None:
         superseded_at_ms=row.superseded_at_ms,
         revision_of=row.revision_of,
         revision_reason=row.revision_reason,
-        files=_files_of(session, [memory_id]).get(memory_id, ()),
+        files=files_of(session.connection(), [memory_id]).get(memory_id, ()),
         facts=[_fact(fact) for fact in fact_rows],
         trail=[TrailEntry(*entry) for entry in trail_rows],
         newer_id=newer,

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import Connection, bindparam, select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
@@ -197,14 +197,16 @@ def get_memories(
     """Visible memories with these ids, newest first; unknown or dismissed ids are skipped."""
     if not ids:
         return []
+    # Core statements on the session's connection: the ORM's execute adds nothing to them.
+    connection = session.connection()
     if projects is None:
-        rows = session.execute(_VISIBLE_BY_IDS, {"ids": list(ids)}).all()
+        rows = connection.execute(_VISIBLE_BY_IDS, {"ids": list(ids)}).all()
     else:
-        rows = session.execute(
+        rows = connection.execute(
             _VISIBLE_BY_IDS_IN_PROJECTS, {"ids": list(ids), "projects": list(projects)}
         ).all()
-    files = _files_of(session, [row.id for row in rows])
-    facts = _facts_of(session, [row.id for row in rows])
+    files = files_of(connection, [row.id for row in rows])
+    facts = _facts_of(connection, [row.id for row in rows])
     return [
         MemoryRecord(
             id=row.id,
@@ -244,20 +246,21 @@ def _find_by_hash(session: Session, project: str, digest: str) -> int | None:
     ).scalar_one_or_none()
 
 
-def _files_of(session: Session, ids: list[int]) -> dict[int, tuple[str, ...]]:
+def files_of(connection: Connection, ids: list[int]) -> dict[int, tuple[str, ...]]:
     if not ids:
         return {}
     result: dict[int, list[str]] = {}
-    for memory_id, path in session.execute(_FILES_OF, {"ids": ids}):
+    for memory_id, path in connection.execute(_FILES_OF, {"ids": ids}):
         result.setdefault(memory_id, []).append(path)
     return {key: tuple(sorted(paths)) for key, paths in result.items()}
 
 
-def _facts_of(session: Session, ids: list[int]) -> dict[int, tuple[str, ...]]:
+def _facts_of(connection: Connection, ids: list[int]) -> dict[int, tuple[str, ...]]:
     if not ids:
         return {}
     result: dict[int, list[str]] = {}
-    for memory_id, subject, predicate, obj, valid_to in session.execute(_FACTS_OF, {"ids": ids}):
+    rows = connection.execute(_FACTS_OF, {"ids": ids})
+    for memory_id, subject, predicate, obj, valid_to in rows:
         note = "" if valid_to is None else " (replaced)"
         result.setdefault(memory_id, []).append(f"{subject} · {predicate} · {obj}{note}")
     return {key: tuple(value) for key, value in result.items()}
