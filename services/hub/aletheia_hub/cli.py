@@ -1,24 +1,12 @@
 """Console scripts: aletheia-server, aletheia-sync and the aletheia CLI."""
 
 import argparse
+import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import TypeAlias
 
-from aletheia_hub.commands import (
-    audit,
-    backup,
-    connect,
-    context,
-    doctor,
-    hook,
-    install,
-    links,
-    maintain,
-    portable,
-    reindex,
-    rules,
-)
 from aletheia_hub.settings import Settings
 from aletheia_shared import __version__, env
 
@@ -56,7 +44,9 @@ def _print_connect_hint(settings: Settings) -> None:
         f"Store: {shown_store}",
         f"Console: {console} (memories, facts, rules, work state; open it in a browser)",
     ]
-    proxy = connect.proxy_command()
+    from aletheia_hub.commands.connect import proxy_command
+
+    proxy = proxy_command()
     if settings.team_mode:
         lines += [
             "Team mode: every /mcp call needs Authorization: Bearer <token>. Create a token:",
@@ -118,49 +108,95 @@ def sync_main(argv: Sequence[str] | None = None) -> None:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """aletheia: the command line."""
-    parser = argparse.ArgumentParser(
-        prog="aletheia", description="Aletheia memory hub command line."
-    )
-    parser.add_argument("--version", action="version", version=f"aletheia {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["hook"]:
+        # Hosts run a hook on every prompt: load that command alone, not every command.
+        from aletheia_hub.commands import hook
+
+        parser, commands = _command_parser()
+        hook.add_parser(commands)
+        raise SystemExit(hook.run(parser.parse_args(words)))
+    runners = _runners()
+    parser, commands = _command_parser()
     serve_parser = commands.add_parser("serve", help="run the local hub (like aletheia-server)")
     _add_listen_options(serve_parser)
     serve_parser.add_argument(
         "--quiet", action="store_true", help="do not print how to connect a host"
     )
-    links.add_parser(commands)
-    audit.add_parser(commands)
-    connect.add_parser(commands)
-    install.add_parsers(commands)
-    rules.add_parser(commands)
-    hook.add_parser(commands)
-    doctor.add_parser(commands)
-    reindex.add_parser(commands)
-    context.add_parser(commands)
-    portable.add_parsers(commands)
-    backup.add_parsers(commands)
-    maintain.add_parser(commands)
-    args = parser.parse_args(argv)
+    for add_parsers in runners.parsers:
+        add_parsers(commands)
+    args = parser.parse_args(words)
     if args.command == "serve":
         serve(_settings(args), quiet=args.quiet)
         return
-    raise SystemExit(RUNNERS[args.command](args))
+    raise SystemExit(runners.by_name[args.command](args))
 
 
-RUNNERS: Final[dict[str, Callable[[argparse.Namespace], int]]] = {
-    "mcp-link": links.run,
-    "audit": audit.run,
-    "connect": connect.run,
-    "install": install.run_install,
-    "uninstall": install.run_uninstall,
-    "rules": rules.run,
-    "hook": hook.run,
-    "doctor": doctor.run,
-    "reindex": reindex.run,
-    "context": context.run,
-    "export": portable.run_export,
-    "import": portable.run_import,
-    "backup": backup.run_backup,
-    "restore": backup.run_restore,
-    "maintain": maintain.run,
-}
+Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
+
+def _command_parser() -> tuple[argparse.ArgumentParser, Commands]:
+    parser = argparse.ArgumentParser(
+        prog="aletheia", description="Aletheia memory hub command line."
+    )
+    parser.add_argument("--version", action="version", version=f"aletheia {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    return parser, commands
+
+
+@dataclass(frozen=True, slots=True)
+class _Runners:
+    parsers: tuple[Callable[[Commands], None], ...]
+    by_name: dict[str, Callable[[argparse.Namespace], int]]
+
+
+def _runners() -> _Runners:
+    """Every command's parser and runner, in the order `--help` lists them."""
+    from aletheia_hub.commands import (
+        audit,
+        backup,
+        connect,
+        context,
+        doctor,
+        hook,
+        install,
+        links,
+        maintain,
+        portable,
+        reindex,
+        rules,
+    )
+
+    return _Runners(
+        parsers=(
+            links.add_parser,
+            audit.add_parser,
+            connect.add_parser,
+            install.add_parsers,
+            rules.add_parser,
+            hook.add_parser,
+            doctor.add_parser,
+            reindex.add_parser,
+            context.add_parser,
+            portable.add_parsers,
+            backup.add_parsers,
+            maintain.add_parser,
+        ),
+        by_name={
+            "mcp-link": links.run,
+            "audit": audit.run,
+            "connect": connect.run,
+            "install": install.run_install,
+            "uninstall": install.run_uninstall,
+            "rules": rules.run,
+            "hook": hook.run,
+            "doctor": doctor.run,
+            "reindex": reindex.run,
+            "context": context.run,
+            "export": portable.run_export,
+            "import": portable.run_import,
+            "backup": backup.run_backup,
+            "restore": backup.run_restore,
+            "maintain": maintain.run,
+        },
+    )

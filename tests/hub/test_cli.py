@@ -1,0 +1,51 @@
+"""What aletheia-server prints at start (where MCP listens, the store, the console's address,
+how to connect a host), and what the aletheia command line loads."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from aletheia_hub.cli import _print_connect_hint, main
+from aletheia_hub.settings import Settings
+
+
+def test_the_local_hub_names_its_console_and_how_to_connect(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _print_connect_hint(Settings(hub_db=tmp_path / "hub.db", port=7420))
+    printed = capsys.readouterr().out
+    assert "listening on http://127.0.0.1:7420/mcp\n" in printed
+    assert "\nConsole: http://127.0.0.1:7420/ " in printed
+    assert "claude mcp add --scope user aletheia -e ALETHEIA_PORT=7420 -- " in printed
+
+
+def test_the_team_hub_names_its_console_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _print_connect_hint(Settings(hub_db=tmp_path / "team.db", team_mode=True))
+    printed = capsys.readouterr().out
+    assert "\nConsole: http://127.0.0.1:7411/ " in printed
+    assert "every /mcp call needs Authorization: Bearer <token>" in printed
+
+
+def test_a_hook_loads_its_own_command_only() -> None:
+    """Hosts run `aletheia hook` on every prompt: it must not pay for every other command."""
+    probe = (
+        "import contextlib, io, sys\n"
+        "from aletheia_hub.cli import main\n"
+        "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['hook', 'session-start', '--help'])\n"
+        "print(sorted(m for m in sys.modules if m.startswith('aletheia_hub.commands.')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "['aletheia_hub.commands.hook']"
+
+
+def test_every_command_is_listed_by_help(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    listed = capsys.readouterr().out
+    for command in ("serve", "mcp-link", "install", "hook", "doctor", "backup", "maintain"):
+        assert f"\n    {command} " in listed
