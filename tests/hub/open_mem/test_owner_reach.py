@@ -34,3 +34,21 @@ def test_another_tokens_user_wide_memory_is_unknown_to_the_first_dialect(
     assert "Tabs everywhere." in alice.text("get_observations", {"ids": [mine]})
     assert "Alice prefers tabs" in alice.text("session_start_context")
     assert alice.call_tool("dismiss_memory", {"id": mine})[1] is False
+
+
+
+def test_another_owners_user_wide_memory_neither_answers_for_nor_blocks_the_same_text(
+    team: TestClient,
+) -> None:
+    alice_secret = token(team, "sync", ["shop"])
+    alices = create(session(team, alice_secret), "Tabs", "Tabs everywhere.", scope="user")
+    bob = session(team, token(team, "sync", ["shop"]))
+    bobs = create(bob, "Tabs", "Tabs everywhere.")  # not "Already saved as" Alice's
+    assert bobs != alices
+    assert create(bob, "Tabs", "Tabs everywhere.", scope="user") not in (alices, bobs)
+    payload = bob.text("mem-export")
+    elsewhere = session(team, token(team, "sync", ["billing"]), "billing")
+    assert elsewhere.call_tool("mem-import", {"payload": payload})[1] is False
+    again, is_error = bob.call_tool("mem-import", {"payload": payload})
+    assert not is_error, again
+    assert ": 0 added, 0 merged, 2 skipped, 0 replaced." in again, again

@@ -54,9 +54,15 @@ class MemoryRecord:
     revision_reason: str | None = None
 
 
-def content_hash(title: str, text: str) -> str:
-    """The dedupe key of a memory within its project."""
-    return hashlib.sha256(f"{title}\x00{text}".encode()).hexdigest()
+def content_hash(
+    title: str, text: str, scope: str = PROJECT_SCOPE, owner: str | None = None
+) -> str:
+    """The dedupe key of a memory within its project. A user-wide memory's includes its
+    owner: one owner's memory never answers for, nor stands in the way of, another's."""
+    key = f"{title}\x00{text}"
+    if scope == USER_SCOPE:
+        key += f"\x00user\x00{owner or ''}"
+    return hashlib.sha256(key.encode()).hexdigest()
 
 
 def default_title(text: str) -> str:
@@ -102,7 +108,7 @@ def save_memory(
     )
     concepts_json = json.dumps(list(dict.fromkeys(concept.text for concept in clean_concepts)))
     text, title = clean_text.text, clean_title.text
-    digest = content_hash(title, text)
+    digest = content_hash(title, text, scope, owner)
     existing = _find_by_hash(session, project, digest)
     if existing is not None:
         added = record_facts(

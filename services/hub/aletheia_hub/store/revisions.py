@@ -136,7 +136,7 @@ def revise_memory(
                     kind=old.kind,
                     tool=tool,
                     pinned=old.pinned,
-                    content_hash=content_hash(new_title, new_text),
+                    content_hash=content_hash(new_title, new_text, old.scope, old.owner),
                     session_id=session_id,
                     created_at_ms=moment,
                     revision_of=memory_id,
@@ -155,7 +155,7 @@ def revise_memory(
         same = session.execute(
             select(MEMORIES.c.id).where(
                 MEMORIES.c.project == old.project,
-                MEMORIES.c.content_hash == content_hash(new_title, new_text),
+                MEMORIES.c.content_hash == content_hash(new_title, new_text, old.scope, old.owner),
             )
         ).scalar_one_or_none()
         raise SameAsExisting(same) from None

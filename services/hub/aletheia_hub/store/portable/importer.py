@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from sqlalchemy import delete, select, text, update
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
 from aletheia_hub.clock import now_ms
@@ -44,6 +45,7 @@ from aletheia_hub.store.portable.document import (
     Document,
     FactEntry,
     Observation,
+    PayloadError,
     RuleEntry,
     Viewer,
     number,
@@ -93,20 +95,37 @@ def import_document(
     error leaves the store as it was. User-scope memories get `owner` unless `keep_owners`;
     a viewer's import neither matches nor retires another owner's user-scope memories."""
     run = _Import(session, project, mode, tool, owner, keep_owners, viewer)
-    for done, observation in enumerate(revision_order(document.observations), start=1):
-        run.observation(observation)
-        if progress is not None:
-            progress(done)
-    run.trails(document)
-    run.sync_sequence()
-    fact_ids = [run.fact(fact) for fact in document.facts]
-    for rule in document.rules:
-        run.rule(rule, fact_ids)
-    for entry in document.work_state:
-        run.work_list(entry.name, entry.items, entry.tool, entry.updated_at_ms)
-    if mode == "replace":
-        run.retire_the_rest(document)
+    try:
+        for done, observation in enumerate(revision_order(document.observations), start=1):
+            run.observation(observation)
+            if progress is not None:
+                progress(done)
+        run.trails(document)
+        run.sync_sequence()
+        fact_ids = [run.fact(fact) for fact in document.facts]
+        for rule in document.rules:
+            run.rule(rule, fact_ids)
+        for entry in document.work_state:
+            run.work_list(entry.name, entry.items, entry.tool, entry.updated_at_ms)
+        if mode == "replace":
+            run.retire_the_rest(document)
+    except IntegrityError as error:
+        # For example a memory with the same title and text as one of another owner's,
+        # which this caller cannot see: refused in plain words, the transaction rolled back.
+        raise PayloadError(
+            "Import refused: the payload would duplicate what the store already holds "
+            f"({_constraint(error)}); nothing was written."
+        ) from None
     return run.counts
+
+
+def _constraint(error: IntegrityError) -> str:
+    """The constraint an import broke, by name or columns, never by the values involved."""
+    name = getattr(getattr(error.orig, "diag", None), "constraint_name", None)
+    if name:
+        return str(name)
+    message = str(error.orig)
+    return message.split("failed: ", 1)[1] if "failed: " in message else "a unique constraint"
 
 
 class _Import:
@@ -163,6 +182,10 @@ class _Import:
 
     # Observations
 
+    def _owner(self, obs: Observation) -> str | None:
+        """Whose a user-wide observation becomes: its own owner or the importer."""
+        return obs.owner if self.keep_owners else self.owner
+
     def observation(self, obs: Observation) -> None:
         title, narrative = redact(obs.title).text, redact(obs.narrative).text
         digest = content_hash(title, narrative)
@@ -175,8 +198,9 @@ class _Import:
         if parent is not None and parent not in self.added:
             self._revision_of_held(obs, title, narrative, parent)
             return
-        if obs.superseded_at_ms is None and digest in self.current_by_hash:
-            self.ids[obs.id] = self.current_by_hash[digest]
+        stored = content_hash(title, narrative, obs.scope, self._owner(obs))
+        if obs.superseded_at_ms is None and stored in self.current_by_hash:
+            self.ids[obs.id] = self.current_by_hash[stored]
             self.counts.skipped += 1
             return
         self._insert(obs, title, narrative, revision_of=parent, superseded_at=obs.superseded_at_ms)
@@ -231,11 +255,11 @@ class _Import:
         superseded_at: int | None,
     ) -> None:
         memory_id = self._take_id(number(obs.id), obs.created_at_ms)
-        digest = content_hash(title, narrative)
+        owner = self._owner(obs)
+        digest = content_hash(title, narrative, obs.scope, owner)
         stored_hash = digest if superseded_at is None else superseded_hash(digest, memory_id)
         files = list(dict.fromkeys(redact(path).text for path in obs.files))
         concepts = list(dict.fromkeys(redact(concept).text for concept in obs.concepts))
-        owner = obs.owner if self.keep_owners else self.owner
         self.session.add(
             Memory(
                 id=memory_id,
