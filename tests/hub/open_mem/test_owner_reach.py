@@ -36,7 +36,6 @@ def test_another_tokens_user_wide_memory_is_unknown_to_the_first_dialect(
     assert alice.call_tool("dismiss_memory", {"id": mine})[1] is False
 
 
-
 def test_another_owners_user_wide_memory_neither_answers_for_nor_blocks_the_same_text(
     team: TestClient,
 ) -> None:
