@@ -258,17 +258,40 @@ class HubProcess:
     """A real `aletheia-server` (or other hub command) subprocess on a free loopback port."""
 
     def __init__(self, env: dict[str, str], command: str = "aletheia-server", *extra: str) -> None:
-        self.port = free_port()
-        self.base_url = f"http://127.0.0.1:{self.port}"
-        self.mcp_url = f"{self.base_url}/mcp"
-        self.process = subprocess.Popen(
-            [str(BIN / command), *extra, "--port", str(self.port)],
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-        wait_until_ready(self.base_url, self.process)
+        # Test processes run side by side: a port found free may be taken before the hub binds
+        # it. A hub that exits saying so is started again on another port.
+        for attempt in range(3):
+            self.port = free_port()
+            self.base_url = f"http://127.0.0.1:{self.port}"
+            self.mcp_url = f"{self.base_url}/mcp"
+            self.process = subprocess.Popen(
+                [str(BIN / command), *extra, "--port", str(self.port)],
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+            )
+            try:
+                wait_until_ready(self.base_url, self.process)
+                if self._answers_itself():
+                    return
+                self.stop()  # another test's hub holds the port and answered for it
+                continue
+            except RuntimeError as error:
+                said = (
+                    self.process.stderr.read().decode(errors="replace")
+                    if self.process.stderr
+                    else ""
+                )
+                self.stop()
+                if "address already in use" not in said.lower() or attempt == 2:
+                    raise RuntimeError(f"{error}; the hub said: {said[-2000:]}") from None
+        raise RuntimeError("no free port held long enough for the hub to bind it in 3 tries")
+
+    def _answers_itself(self) -> bool:
+        """Whether the hub on the port is this process (its /healthz names its pid)."""
+        health = httpx.get(f"{self.base_url}/healthz", timeout=5).json()
+        return bool(health.get("pid") == self.process.pid)
 
     def stop(self) -> None:
         stop_process(self.process)
