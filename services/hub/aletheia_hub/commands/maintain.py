@@ -1,4 +1,5 @@
-"""aletheia maintain: prune spent sessions, optimize search, VACUUM/ANALYZE, checkpoint."""
+"""aletheia maintain: prune spent MCP and console sessions, optimize search, VACUUM/ANALYZE,
+checkpoint."""
 
 import argparse
 
@@ -13,9 +14,9 @@ def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         help="prune spent sessions, optimize search, vacuum, analyze, checkpoint the WAL",
         description=(
             "Keep the store small and fast: delete MCP sessions ended over a day ago or opened "
-            "over 30 days ago, merge the search index, VACUUM and ANALYZE, and fold SQLite's "
-            "WAL into the store file. Safe while hubs run (writes wait for VACUUM), best at a "
-            "quiet moment."
+            "over 30 days ago and console sign-ins idle for two hours, merge the search index, "
+            "VACUUM and ANALYZE, and fold SQLite's WAL into the store file. Safe while hubs "
+            "run (writes wait for VACUUM), best at a quiet moment."
         ),
     )
     add_store_options(maintain)
