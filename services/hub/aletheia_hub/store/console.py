@@ -2,7 +2,6 @@
 its trail (dismissed ones too), pins, counts, fact subjects, every work-state list, rule
 versions and the audit log filtered every way. Project limits are arguments, as for tools."""
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -12,7 +11,7 @@ from sqlmodel import Session
 
 from aletheia_hub.store import rules as rules_store
 from aletheia_hub.store.errors import StoreError
-from aletheia_hub.store.facts import FactRecord
+from aletheia_hub.store.facts import FactRecord, fact_record
 from aletheia_hub.store.memories import files_of
 from aletheia_hub.store.search.filters import date_order, hit_columns, memory_filters
 from aletheia_hub.store.search.model import MemoryHit, SearchQuery
@@ -25,7 +24,7 @@ from aletheia_hub.store.tables import (
     RULES,
     WORK_STATE_LISTS,
 )
-from aletheia_hub.store.tokens import TokenRecord
+from aletheia_hub.store.tokens import TokenRecord, token_record
 
 
 def newest_memories(*, session: Session, query: SearchQuery) -> list[MemoryHit]:
@@ -105,7 +104,7 @@ def memory_detail(*, session: Session, memory_id: int) -> MemoryDetail | None:
         revision_of=row.revision_of,
         revision_reason=row.revision_reason,
         files=files_of(session.connection(), [memory_id]).get(memory_id, ()),
-        facts=[_fact(fact) for fact in fact_rows],
+        facts=[fact_record(fact) for fact in fact_rows],
         trail=[TrailEntry(*entry) for entry in trail_rows],
         newer_id=newer,
     )
@@ -313,33 +312,9 @@ def last_write_ms(*, session: Session, query: SearchQuery) -> int | None:
     return found
 
 
-def _fact(row: Any) -> FactRecord:
-    return FactRecord(
-        id=row.id,
-        project=row.project,
-        subject=row.subject,
-        predicate=row.predicate,
-        object=row.object,
-        memory_id=row.memory_id,
-        valid_from_ms=row.valid_from_ms,
-        valid_to_ms=row.valid_to_ms,
-    )
-
-
 def live_token(*, session: Session, token_id: str) -> TokenRecord | None:
     """The unrevoked token with this id (a browser signed in with it stays signed in)."""
     row = session.execute(
         select(API_TOKENS).where(API_TOKENS.c.id == token_id, API_TOKENS.c.revoked_at_ms.is_(None))
     ).first()
-    if row is None:
-        return None
-    projects = json.loads(row.projects_json)
-    return TokenRecord(
-        id=row.id,
-        name=row.name,
-        scope=row.scope,
-        projects=tuple(projects) if projects is not None else None,
-        created_at_ms=row.created_at_ms,
-        last_used_at_ms=row.last_used_at_ms,
-        revoked_at_ms=row.revoked_at_ms,
-    )
+    return token_record(row) if row is not None else None

@@ -109,7 +109,7 @@ def fact_history(
     rows = session.execute(
         query.order_by(FACTS.c.predicate, FACTS.c.valid_from_ms.desc(), FACTS.c.id.desc())
     ).all()
-    return [_record(row) for row in rows]
+    return [fact_record(row) for row in rows]
 
 
 def active_facts(*, session: Session, project: str, limit: int) -> list[FactRecord]:
@@ -124,10 +124,10 @@ def active_facts(*, session: Session, project: str, limit: int) -> list[FactReco
         .order_by(FACTS.c.valid_from_ms.desc(), FACTS.c.id.desc())
         .limit(limit)
     ).all()
-    return [_record(row) for row in rows]
+    return [fact_record(row) for row in rows]
 
 
-def _record(row: Row[Any]) -> FactRecord:
+def fact_record(row: Row[Any]) -> FactRecord:
     return FactRecord(
         id=row.id,
         project=row.project,

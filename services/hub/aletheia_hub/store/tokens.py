@@ -58,7 +58,7 @@ def create_token(
     )
     session.add(row)
     session.flush()
-    return NewToken(record=_record(row), secret=secret)
+    return NewToken(record=token_record(row), secret=secret)
 
 
 def find_active_token(*, session: Session, secret: str) -> TokenRecord | None:
@@ -68,7 +68,7 @@ def find_active_token(*, session: Session, secret: str) -> TokenRecord | None:
             API_TOKENS.c.token_hash == hash_token(secret), API_TOKENS.c.revoked_at_ms.is_(None)
         )
     ).first()
-    return _record(row) if row is not None else None
+    return token_record(row) if row is not None else None
 
 
 def use_is_stale(token: TokenRecord) -> bool:
@@ -89,7 +89,7 @@ def list_tokens(*, session: Session) -> list[TokenRecord]:
     rows = session.execute(
         select(API_TOKENS).order_by(API_TOKENS.c.created_at_ms, API_TOKENS.c.id)
     ).all()
-    return [_record(row) for row in rows]
+    return [token_record(row) for row in rows]
 
 
 def revoke_token(*, session: Session, token_id: str) -> bool:
@@ -102,7 +102,7 @@ def revoke_token(*, session: Session, token_id: str) -> bool:
     return bool(result.rowcount)
 
 
-def _record(row: ApiToken | Row[Any]) -> TokenRecord:
+def token_record(row: ApiToken | Row[Any]) -> TokenRecord:
     projects = json.loads(row.projects_json)
     return TokenRecord(
         id=row.id,
