@@ -11,7 +11,9 @@ from tests.conftest import HubProcess
 from tests.e2e.sdk import text_of
 from tests.proxy.process import PROXY
 
-pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
+# The name and mode matrix is the same on every store: SQLite only (test_sdk_http.py and
+# test_sdk_open_mem.py take the SDK to PostgreSQL).
+pytestmark = [pytest.mark.e2e, pytest.mark.anyio, pytest.mark.any_store]
 
 DEADLINE_SECONDS = 60
 
