@@ -10,12 +10,12 @@ from typing import Any, Final
 from sqlalchemy import and_, func, select
 from sqlmodel import Session
 
-from aletheia_hub.store.search import postgres_backend, sqlite_backend
-from aletheia_hub.store.search.filters import date_order, hit_columns, memory_filters, owned_by
+from aletheia_hub.store.search import driver, postgres_backend, sqlite_backend
+from aletheia_hub.store.search.filters import date_order, hit_columns, memory_filters
 from aletheia_hub.store.search.maxscore import Over, QueryTerm, top_memories
-from aletheia_hub.store.search.model import MemoryHit, SearchQuery, SearchResult
+from aletheia_hub.store.search.model import USER_SCOPE, MemoryHit, SearchQuery, SearchResult
 from aletheia_hub.store.search.terms import query_terms
-from aletheia_hub.store.tables import ENTRIES, MEMORIES, MEMORY_FILES
+from aletheia_hub.store.tables import MEMORIES, MEMORY_FILES
 
 MAX_FACT_HITS: Final = 10
 # A word in more than a quarter of a large corpus says little (bm25 gives it almost no weight)
@@ -80,10 +80,13 @@ def reachable(*, session: Session, query: SearchQuery) -> SearchQuery:
     """
     if query.scope != "all":
         return query
-    held = session.execute(
-        select(MEMORIES.c.id).where(owned_by(MEMORIES, query.owner)).limit(1)
-    ).first()
-    return query if held is not None else replace(query, scope="project")
+    mark = backend_for(session).MARK
+    owned = "owner IS NULL" if query.owner is None else f"owner = {mark}"
+    params = [USER_SCOPE] if query.owner is None else [USER_SCOPE, query.owner]
+    held = driver.rows(
+        session, f"SELECT id FROM memories WHERE scope = {mark} AND {owned} LIMIT 1", params
+    )
+    return query if held else replace(query, scope="project")
 
 
 def rank_every_match(*, session: Session, query: SearchQuery) -> list[MemoryHit]:
@@ -131,7 +134,7 @@ def _weigh_terms(
     very common words dropped from a large corpus (all kept when every word is that common).
     """
     # Ids only grow and every memory has one, so the largest counts memories from above.
-    corpus = session.execute(select(func.max(ENTRIES.c.id))).scalar_one() or 0
+    corpus = driver.scalar(session, "SELECT max(id) FROM entries") or 0
     large = corpus >= COMMON_MIN_CORPUS
     cap = int(corpus * COMMON_SHARE) + 1 if large else corpus + 1
     frequencies = {word: _cached_frequency(session, backend, word, cap) for word in words}

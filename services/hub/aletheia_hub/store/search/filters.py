@@ -1,10 +1,14 @@
 """Filters every backend applies the same way to memory rows."""
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Final
 
 from sqlalchemy import ColumnElement, Table, and_, or_
 
-from aletheia_hub.store.search.model import PROJECT_SCOPE, USER_SCOPE, SearchQuery
+from aletheia_hub.store.search.model import PROJECT_SCOPE, USER_SCOPE, MemoryHit, SearchQuery
+
+# The columns of hit_columns, as SQL on a `memories` table named m.
+HIT_SQL: Final = "m.id, m.project, m.title, m.type, m.kind, m.tool, m.pinned, m.created_at_ms"
 
 
 def hit_columns(table: Table) -> list[Any]:
@@ -87,3 +91,83 @@ def date_order(table: Table, query: SearchQuery) -> list[Any]:
     if query.order == "date_asc":
         return [table.c.created_at_ms.asc(), table.c.id.asc()]
     return [table.c.created_at_ms.desc(), table.c.id.desc()]
+
+
+def memory_filter_sql(
+    query: SearchQuery, mark: str, *, project_scope: str = "m.scope"
+) -> tuple[str, list[Any]]:
+    """memory_filters as SQL on a `memories` table named m, with its parameters in order;
+    `mark` is the driver's parameter placeholder, `project_scope` what the project-scope
+    condition compares (SQLite: "+m.scope", which keeps it from walking the scope index)."""
+    conditions = ["m.dismissed_at_ms IS NULL", "m.superseded_at_ms IS NULL"]
+    params: list[Any] = []
+    scope, scope_params = _scope_sql(query, mark, project_scope)
+    conditions.append(scope)
+    params += scope_params
+    if query.type is not None:
+        conditions.append(f"m.type = {mark}")
+        params.append(query.type)
+    if query.types is not None:
+        conditions.append(_in_sql("m.type", query.types, mark))
+        params += list(query.types)
+    if query.kind is not None:
+        conditions.append(f"m.kind = {mark}")
+        params.append(query.kind)
+    if query.since_ms is not None:
+        conditions.append(f"m.created_at_ms >= {mark}")
+        params.append(query.since_ms)
+    if query.until_ms is not None:
+        conditions.append(f"m.created_at_ms < {mark}")
+        params.append(query.until_ms)
+    return " AND ".join(conditions), params
+
+
+def _scope_sql(query: SearchQuery, mark: str, project_scope: str) -> tuple[str, list[Any]]:
+    of_project, params = f"{project_scope} = {mark}", [PROJECT_SCOPE]
+    if query.projects is not None:
+        of_project += " AND " + _in_sql("m.project", query.projects, mark)
+        params += list(query.projects)
+    if query.scope == "project":
+        return f"({of_project})", params
+    if query.owner is None:
+        of_user, user_params = f"m.scope = {mark} AND m.owner IS NULL", [USER_SCOPE]
+    else:
+        of_user, user_params = f"m.scope = {mark} AND m.owner = {mark}", [USER_SCOPE, query.owner]
+    if query.scope == "user":
+        return f"({of_user})", user_params
+    return f"(({of_project}) OR ({of_user}))", params + user_params
+
+
+def _in_sql(column: str, values: Sequence[str], mark: str) -> str:
+    """column IN (the values); false for no values, as SQLAlchemy's empty IN is."""
+    if not values:
+        return "1 != 1"
+    return f"{column} IN ({', '.join(mark for _ in values)})"
+
+
+def fact_filter_sql(query: SearchQuery, mark: str) -> tuple[str, list[Any]]:
+    """fact_filters as SQL on a `facts` table named f, with its parameters in order."""
+    conditions = ["f.dismissed_at_ms IS NULL", "f.valid_to_ms IS NULL"]
+    params: list[Any] = []
+    if query.projects is not None:
+        conditions.append(_in_sql("f.project", query.projects, mark))
+        params += list(query.projects)
+    if query.since_ms is not None:
+        conditions.append(f"f.valid_from_ms >= {mark}")
+        params.append(query.since_ms)
+    if query.until_ms is not None:
+        conditions.append(f"f.valid_from_ms < {mark}")
+        params.append(query.until_ms)
+    return " AND ".join(conditions), params
+
+
+def date_order_sql(query: SearchQuery) -> str:
+    """date_order as SQL on a `memories` table named m."""
+    if query.order == "date_asc":
+        return "m.created_at_ms ASC, m.id ASC"
+    return "m.created_at_ms DESC, m.id DESC"
+
+
+def memory_hit(row: Any) -> MemoryHit:
+    """A hit from a row of HIT_SQL (a keyword score may follow); SQLite stores pinned as 0/1."""
+    return MemoryHit(row[0], row[1], row[2], row[3], row[4], row[5], bool(row[6]), *row[7:])

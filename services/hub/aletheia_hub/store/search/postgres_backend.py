@@ -6,6 +6,7 @@ from typing import Any, Final
 from sqlalchemy import case, column, func, literal, select, text
 from sqlmodel import Session
 
+from aletheia_hub.store.search import driver
 from aletheia_hub.store.search.filters import (
     date_order,
     fact_filters,
@@ -18,6 +19,7 @@ from aletheia_hub.store.search.model import FactHit, MemoryHit, SearchQuery
 from aletheia_hub.store.search.terms import index_terms
 from aletheia_hub.store.tables import FACTS, MEMORIES
 
+MARK: Final = driver.POSTGRES_MARK
 CONFIG = "simple"  # terms are stemmed already; PostgreSQL only splits and matches them
 # ts_rank over an OR query adds, per matched lexeme, (w + sum(w_i / i^2) - w) / (pi^2 / 6)
 # with weights w <= 1: below (1 + pi^2 / 6) / (pi^2 / 6) = 1.608, then divides by the lexemes.

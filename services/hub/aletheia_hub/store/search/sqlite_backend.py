@@ -5,21 +5,20 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from sqlalchemy import ColumnElement, Select, column, func, literal_column, select, text
-from sqlalchemy import table as sql_table
+from sqlalchemy import text
 from sqlmodel import Session
 
+from aletheia_hub.store.search import driver
 from aletheia_hub.store.search.filters import (
-    date_order,
-    fact_filters,
-    fact_hit_columns,
-    hit_columns,
-    memory_filters,
+    HIT_SQL,
+    date_order_sql,
+    fact_filter_sql,
+    memory_filter_sql,
+    memory_hit,
 )
 from aletheia_hub.store.search.maxscore import Over, QueryTerm
 from aletheia_hub.store.search.model import FactHit, MemoryHit, SearchQuery
 from aletheia_hub.store.search.terms import index_terms, project_term
-from aletheia_hub.store.tables import FACTS, MEMORIES
 
 # bm25 column weights: project_term, title, body, files.
 MEMORY_RANK = "bm25(memories_fts, 0.0, 4.0, 1.0, 2.0)"
@@ -29,12 +28,12 @@ BOUND_MARGIN: Final = 1 + 1e-9  # covers rounding in summed scores
 FACT_RANK = "bm25(facts_fts, 0.0, 1.0)"
 SHORTLIST_MIN = 60
 SHORTLIST_FACTOR = 3
-MEMORIES_FTS = sql_table("memories_fts", column("rowid"))
-FTS_ROWID: Any = MEMORIES_FTS.c.rowid
-# The unary plus keeps SQLite from handing a rowid list to FTS5, which would restart its query
-# (and bm25's document counts) once per rowid.
-UNINDEXED_ROWID: Any = literal_column("+memories_fts.rowid")
-FACTS_FTS = sql_table("facts_fts", column("rowid"))
+MARK: Final = driver.SQLITE_MARK
+# In the statements below, CROSS JOIN makes SQLite look the few ranked ids up in memories,
+# rather than walk every memory of a scope (by its index) and look each up among them. The
+# unary plus in "+memories_fts.rowid IN (...)" keeps SQLite from
+# handing a rowid list to FTS5, which would restart its query (and bm25's document counts)
+# once per rowid.
 
 
 def index_memory(
@@ -69,13 +68,11 @@ def document_frequency(session: Session, term: str, cap: int) -> int:
 
 def _count_matches(session: Session, match: str, cap: int) -> int:
     """How many rows match, counting stops at cap."""
-    found = session.execute(
-        text(
-            "SELECT count(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH :match "
-            "LIMIT :cap)"
-        ),
-        {"match": match, "cap": cap},
-    ).scalar_one()
+    found = driver.scalar(
+        session,
+        "SELECT count(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)",
+        (match, cap),
+    )
     return int(found)
 
 
@@ -115,18 +112,15 @@ def match_by_date(session: Session, query: SearchQuery, terms: Sequence[str]) ->
     if _reaches_nothing(query):
         return []
     match = _match_expression("title body files", [terms], _projects_to_match(session, query))
+    filters, params = _filters(query)
     # Matches as a list: joined, SQLite may walk a project's memories by date and restart the
     # FTS5 query for each one.
-    found = select(FTS_ROWID).select_from(MEMORIES_FTS).where(_matches(match))
-    statement = (
-        select(*hit_columns(MEMORIES))
-        .where(MEMORIES.c.id.in_(found))
-        .where(memory_filters(MEMORIES, query))
-        .order_by(*date_order(MEMORIES, query))
-        .limit(query.limit)
-        .offset(query.offset)
+    sql = (
+        f"SELECT {HIT_SQL} FROM memories AS m WHERE m.id IN ({_FOUND}) AND {filters} "
+        f"ORDER BY {date_order_sql(query)} LIMIT ? OFFSET ?"
     )
-    return [MemoryHit(*row) for row in session.execute(statement)]
+    found = driver.rows(session, sql, [match, *params, query.limit, query.offset])
+    return [memory_hit(row) for row in found]
 
 
 def rank_memories(
@@ -182,12 +176,13 @@ def _projects_to_match(session: Session, query: SearchQuery) -> Sequence[str] | 
         return None
     scope = set(query.projects)
     # The distinct projects in order, one index seek each, up to the first outside the scope.
-    project = session.execute(select(func.min(MEMORIES.c.project))).scalar_one_or_none()
+    project = driver.scalar(session, "SELECT min(project) FROM memories")
     while project is not None:
         if project not in scope:
             return query.projects
-        after = select(func.min(MEMORIES.c.project)).where(MEMORIES.c.project > project)
-        project = session.execute(after).scalar_one_or_none()
+        project = driver.scalar(
+            session, "SELECT min(project) FROM memories WHERE project > ?", (project,)
+        )
     return None
 
 
@@ -199,84 +194,90 @@ def _narrowed(query: SearchQuery) -> bool:
     )
 
 
+# Rowids of the memories matching an expression.
+_FOUND: Final = "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?"
+
+
 @dataclass(frozen=True, slots=True)
 class _Scoring:
     found_by: str  # MATCH expression of the essential terms (and projects)
     others: Sequence[str]  # MATCH expression of each other term, in score order
 
-    def ranked(self, among: Select[Any] | None) -> Select[Any]:
-        """Rowid and bm25 sum (lower is better) of matches, or of those `among` some ids."""
-        found: Select[Any] = (
-            select(FTS_ROWID).select_from(MEMORIES_FTS).where(_matches(self.found_by))
-        ).correlate(None)
-        pool = found if among is None else among
-        score: Any = literal_column(MEMORY_RANK)
-        joined: Any = MEMORIES_FTS
+    def ranked(self, among: str | None) -> tuple[list[str], str, list[Any]]:
+        """Common table expressions, and a select of the rowid and bm25 sum (lower is
+        better) of matches, or of those `among` some ids (a select of one column, without
+        parameters), best first; the parameters of both, in order."""
+        pool, pool_params = (_FOUND, [self.found_by]) if among is None else (among, [])
+        ctes: list[str] = []
+        params: list[Any] = []
+        score = MEMORY_RANK
+        joins = ""
         for index, other in enumerate(self.others):
             # Materialized, each share is computed once, for the memories found (joined row
             # by row, FTS5 would restart its query, and its document counts, for each).
-            share = (
-                select(FTS_ROWID.label("id"), literal_column(MEMORY_RANK).label("ranking"))
-                .select_from(MEMORIES_FTS)
-                .where(_matches(other))
-                .where(UNINDEXED_ROWID.in_(pool))
-                .cte(f"share{index}")
-                .prefix_with("MATERIALIZED")
+            ctes.append(
+                f"share{index} AS MATERIALIZED (SELECT memories_fts.rowid AS id, "
+                f"{MEMORY_RANK} AS ranking FROM memories_fts WHERE memories_fts MATCH ? "
+                f"AND +memories_fts.rowid IN ({pool}))"
             )
-            joined = joined.outerjoin(share, share.c.id == FTS_ROWID)
-            score = score + func.coalesce(share.c.ranking, 0.0)
+            params += [other, *pool_params]
+            joins += f" LEFT OUTER JOIN share{index} ON share{index}.id = memories_fts.rowid"
+            score += f" + coalesce(share{index}.ranking, 0.0)"
         statement = (
-            select(FTS_ROWID.label("id"), score.label("ranking"))
-            .select_from(joined)
-            .where(_matches(self.found_by))
+            f"SELECT memories_fts.rowid AS id, {score} AS ranking FROM memories_fts{joins} "
+            "WHERE memories_fts MATCH ?"
         )
+        params.append(self.found_by)
         if among is not None:
-            statement = statement.where(UNINDEXED_ROWID.in_(among))
-        return statement.order_by(literal_column("ranking"), FTS_ROWID.desc())
+            statement += f" AND +memories_fts.rowid IN ({among})"
+        return ctes, statement + " ORDER BY ranking, memories_fts.rowid DESC", params
 
 
 def _ranked_first(
     session: Session, query: SearchQuery, scoring: _Scoring, wanted: int, size: int
 ) -> list[MemoryHit]:
     """The best `size` matches, then the best `wanted` of them that pass the filters."""
-    top = scoring.ranked(None).limit(size).subquery("top")
-    statement = (
-        select(*hit_columns(MEMORIES), (-top.c.ranking).label("keyword_score"))
-        .select_from(top.join(MEMORIES, MEMORIES.c.id == top.c.id))
-        .where(memory_filters(MEMORIES, query))
-        .order_by(top.c.ranking, MEMORIES.c.id.desc())
-        .limit(wanted)
+    ctes, ranked, params = scoring.ranked(None)
+    filters, filter_params = _filters(query)
+    sql = (
+        f"{_with(ctes)}SELECT {HIT_SQL}, -top.ranking AS keyword_score "
+        f"FROM ({ranked} LIMIT ?) AS top CROSS JOIN memories AS m ON m.id = top.id "
+        f"WHERE {filters} ORDER BY top.ranking, m.id DESC LIMIT ?"
     )
-    return [MemoryHit(*row) for row in session.execute(statement)]
+    found = driver.rows(session, sql, [*params, size, *filter_params, wanted])
+    return [memory_hit(row) for row in found]
 
 
 def _filtered_first(
     session: Session, query: SearchQuery, scoring: _Scoring, wanted: int
 ) -> list[MemoryHit]:
     """Matches that pass the filters, then the best `wanted` of them: only they are ranked."""
-    found = select(FTS_ROWID).select_from(MEMORIES_FTS).where(_matches(scoring.found_by))
     # Projects matched inside FTS5 already (or holding every memory), named here too, would
     # lead SQLite to read every memory of the projects rather than look up the matches.
     filtered = replace(query, projects=None) if query.scope == "project" else query
+    filters, filter_params = _filters(filtered)
     passing = (
-        select(MEMORIES.c.id)
-        .where(MEMORIES.c.id.in_(found))
-        .where(memory_filters(MEMORIES, filtered))
-        .cte("passing")
-        .prefix_with("MATERIALIZED")
+        f"passing AS MATERIALIZED (SELECT m.id AS id FROM memories AS m "
+        f"WHERE m.id IN ({_FOUND}) AND {filters})"
     )
-    top = scoring.ranked(select(passing.c.id)).limit(wanted).subquery("top")
-    statement = (
-        select(*hit_columns(MEMORIES), (-top.c.ranking).label("keyword_score"))
-        .select_from(top.join(MEMORIES, MEMORIES.c.id == top.c.id))
-        .order_by(top.c.ranking, MEMORIES.c.id.desc())
+    ctes, ranked, params = scoring.ranked("SELECT passing.id FROM passing")
+    sql = (
+        f"{_with([passing, *ctes])}SELECT {HIT_SQL}, -top.ranking AS keyword_score "
+        f"FROM ({ranked} LIMIT ?) AS top CROSS JOIN memories AS m ON m.id = top.id "
+        "ORDER BY top.ranking, m.id DESC"
     )
-    return [MemoryHit(*row) for row in session.execute(statement)]
+    found = driver.rows(session, sql, [scoring.found_by, *filter_params, *params, wanted])
+    return [memory_hit(row) for row in found]
 
 
-def _matches(expression: str) -> ColumnElement[bool]:
-    matching: ColumnElement[bool] = literal_column("memories_fts").op("MATCH")(expression)
-    return matching
+def _filters(query: SearchQuery) -> tuple[str, list[Any]]:
+    # Nearly every memory is of project scope: its index would only make SQLite walk them all
+    # rather than look up the matches (as a rowid list) or the ranked few.
+    return memory_filter_sql(query, MARK, project_scope="+m.scope")
+
+
+def _with(ctes: Sequence[str]) -> str:
+    return f"WITH {', '.join(ctes)} " if ctes else ""
 
 
 def match_facts(
@@ -284,16 +285,12 @@ def match_facts(
 ) -> list[FactHit]:
     if query.projects is not None and not query.projects:
         return []
-    statement = (
-        select(*fact_hit_columns(FACTS))
-        .select_from(FACTS.join(FACTS_FTS, FACTS_FTS.c.rowid == FACTS.c.id))
-        .where(
-            literal_column("facts_fts").op("MATCH")(
-                _match_expression("body", [terms], query.projects)
-            )
-        )
-        .where(fact_filters(FACTS, query))
-        .order_by(literal_column(FACT_RANK).asc(), FACTS.c.id.desc())
-        .limit(limit)
+    filters, params = fact_filter_sql(query, MARK)
+    sql = (
+        "SELECT f.id, f.project, f.subject, f.predicate, f.object, f.valid_from_ms "
+        "FROM facts AS f JOIN facts_fts ON facts_fts.rowid = f.id "
+        f"WHERE facts_fts MATCH ? AND {filters} "
+        f"ORDER BY {FACT_RANK} ASC, f.id DESC LIMIT ?"
     )
-    return [FactHit(*row) for row in session.execute(statement)]
+    match = _match_expression("body", [terms], query.projects)
+    return [FactHit(*row) for row in driver.rows(session, sql, [match, *params, limit])]
