@@ -3,31 +3,29 @@
 from collections.abc import Sequence
 from typing import Any, Final
 
-from sqlalchemy import case, column, func, literal, select, text
+from sqlalchemy import text
 from sqlmodel import Session
 
 from aletheia_hub.store.search import driver
 from aletheia_hub.store.search.filters import (
-    date_order,
-    fact_filters,
-    fact_hit_columns,
-    hit_columns,
-    memory_filters,
+    HIT_SQL,
+    date_order_sql,
+    fact_filter_sql,
+    memory_filter_sql,
+    memory_hit,
 )
 from aletheia_hub.store.search.maxscore import Over, QueryTerm
 from aletheia_hub.store.search.model import FactHit, MemoryHit, SearchQuery
 from aletheia_hub.store.search.terms import index_terms
-from aletheia_hub.store.tables import FACTS, MEMORIES
 
 MARK: Final = driver.POSTGRES_MARK
 CONFIG = "simple"  # terms are stemmed already; PostgreSQL only splits and matches them
+# A text search query of the words in a parameter ("a | b" for either). The tsvector columns
+# it is matched with exist on PostgreSQL only (migration 0002), so they are not on the models.
+_TSQUERY: Final = f"to_tsquery('{CONFIG}'::regconfig, %s::varchar)"
 # ts_rank over an OR query adds, per matched lexeme, (w + sum(w_i / i^2) - w) / (pi^2 / 6)
 # with weights w <= 1: below (1 + pi^2 / 6) / (pi^2 / 6) = 1.608, then divides by the lexemes.
 TS_RANK_SHARE: Final = 1.61
-
-
-# The tsvector columns exist on PostgreSQL only (migration 0002), so they are not on the models.
-SEARCH_VECTOR: Any = column("search_vector")
 
 
 def index_memory(
@@ -56,18 +54,13 @@ def index_fact(session: Session, fact_id: int, _project: str, body: str) -> None
 
 def document_frequency(session: Session, term: str, cap: int) -> int:
     """How many memories hold a term (counting stops at cap)."""
-    found = session.execute(
-        text(
-            "SELECT count(*) FROM (SELECT 1 FROM memories "
-            "WHERE search_vector @@ to_tsquery('simple', :term) LIMIT :cap) AS hits"
-        ),
-        {"term": term, "cap": cap},
-    ).scalar_one()
+    found = driver.scalar(
+        session,
+        "SELECT count(*) FROM (SELECT 1 FROM memories "
+        f"WHERE search_vector @@ {_TSQUERY} LIMIT %s) AS hits",
+        (term, cap),
+    )
     return int(found)
-
-
-def _tsquery(terms: Sequence[str]) -> Any:
-    return func.to_tsquery(CONFIG, " | ".join(terms))
 
 
 def term_bounds(
@@ -85,15 +78,13 @@ def term_bounds(
 
 
 def match_by_date(session: Session, query: SearchQuery, terms: Sequence[str]) -> list[MemoryHit]:
-    statement = (
-        select(*hit_columns(MEMORIES))
-        .where(SEARCH_VECTOR.op("@@")(_tsquery(terms)))
-        .where(memory_filters(MEMORIES, query))
-        .order_by(*date_order(MEMORIES, query))
-        .limit(query.limit)
-        .offset(query.offset)
+    filters, params = memory_filter_sql(query, MARK)
+    sql = (
+        f"SELECT {HIT_SQL} FROM memories AS m WHERE m.search_vector @@ {_TSQUERY} "
+        f"AND {filters} ORDER BY {date_order_sql(query)} LIMIT %s OFFSET %s"
     )
-    return [MemoryHit(*row) for row in session.execute(statement)]
+    found = driver.rows(session, sql, [" | ".join(terms), *params, query.limit, query.offset])
+    return [memory_hit(row) for row in found]
 
 
 def rank_memories(
@@ -109,36 +100,38 @@ def rank_memories(
     """The best `wanted` memories of a pass with `essential` terms (see maxscore.Over),
     scored by the rarity weights of the terms they hold, plus ts_rank (best first); over the
     essential terms only, just their weights."""
-    score: Any = literal(0.0)
+    # 0.0, then each term's weight when held, then ts_rank, added in this order; every number
+    # is a float8 parameter.
+    score = "%s"
+    score_params: list[Any] = [0.0]
     for term in terms[:essential] if over == "essential" else terms:
-        held = SEARCH_VECTOR.op("@@")(func.to_tsquery(CONFIG, term.text))
-        score = score + case((held, term.weight), else_=0.0)
+        score += f" + CASE WHEN (m.search_vector @@ {_TSQUERY}) THEN %s ELSE %s END"
+        score_params += [term.text, term.weight, 0.0]
     texts = [term.text for term in terms]
     if over != "essential":
-        score = score + func.ts_rank(SEARCH_VECTOR, _tsquery(texts))
-    score = score.label("score")
-    statement = select(*hit_columns(MEMORIES), score).where(
-        SEARCH_VECTOR.op("@@")(_tsquery(texts[:essential]))
-    )
+        score += f" + ts_rank(m.search_vector, {_TSQUERY})"
+        score_params.append(" | ".join(texts))
+    where, where_params = f"m.search_vector @@ {_TSQUERY}", [" | ".join(texts[:essential])]
     if over == "both":
-        statement = statement.where(SEARCH_VECTOR.op("@@")(_tsquery(texts[essential:])))
-    statement = (
-        statement.where(memory_filters(MEMORIES, query))
-        .order_by(score.desc(), MEMORIES.c.id.desc())
-        .limit(wanted)
+        where += f" AND m.search_vector @@ {_TSQUERY}"
+        where_params.append(" | ".join(texts[essential:]))
+    filters, filter_params = memory_filter_sql(query, MARK)
+    sql = (
+        f"SELECT {HIT_SQL}, {score} AS score FROM memories AS m WHERE {where} AND {filters} "
+        "ORDER BY score DESC, m.id DESC LIMIT %s"
     )
-    return [MemoryHit(*row) for row in session.execute(statement)]
+    found = driver.rows(session, sql, [*score_params, *where_params, *filter_params, wanted])
+    return [memory_hit(row) for row in found]
 
 
 def match_facts(
     session: Session, query: SearchQuery, terms: Sequence[str], limit: int
 ) -> list[FactHit]:
-    vector = SEARCH_VECTOR
-    statement = (
-        select(*fact_hit_columns(FACTS))
-        .where(vector.op("@@")(_tsquery(terms)))
-        .where(fact_filters(FACTS, query))
-        .order_by(func.ts_rank(vector, _tsquery(terms)).desc(), FACTS.c.id.desc())
-        .limit(limit)
+    filters, params = fact_filter_sql(query, MARK)
+    sql = (
+        "SELECT f.id, f.project, f.subject, f.predicate, f.object, f.valid_from_ms "
+        f"FROM facts AS f WHERE f.search_vector @@ {_TSQUERY} AND {filters} "
+        f"ORDER BY ts_rank(f.search_vector, {_TSQUERY}) DESC, f.id DESC LIMIT %s"
     )
-    return [FactHit(*row) for row in session.execute(statement)]
+    either = " | ".join(terms)
+    return [FactHit(*row) for row in driver.rows(session, sql, [either, *params, either, limit])]
