@@ -8,7 +8,9 @@ The corpus (bench/retrieval_data) is 1,000 base memories (notes from 50 template
 turns from team meetings), grown to larger sizes by variants with other people, components
 and numbers, all in one project. Questions ask about the base: keyword (2-3 rare words of
 the note), sentence (the note's own words in a question), paraphrase (the same need in other
-words) and chat (who said what, when; some have two answers).
+words, none of the note's names), mixed (a paraphrase that keeps one name as saved, as people
+ask who recall a name and not the words around it) and chat (who said what, when; some have
+two answers).
 
 Columns: hit@k, a gold memory among the first k results; recall@5, the share of the gold
 memories in the first 5 (it differs from hit@5 only for two-answer chat questions); MRR@10,
@@ -386,7 +388,7 @@ def parse_args() -> argparse.Namespace:
         "--questions",
         type=int,
         help="ask at most N questions of each kind (default every one: 300 keyword, 300 "
-        "sentence, 300 paraphrase and about 80 chat; with --quick 40)",
+        "sentence, 300 paraphrase, 300 mixed and about 80 chat; with --quick 40)",
     )
     parser.add_argument(
         "--cache-dir",

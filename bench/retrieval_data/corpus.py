@@ -27,7 +27,16 @@ from .chat import (
 from .index import Index, term_features
 from .model import Corpus, Memory, Question
 from .notes import NOTE_TEMPLATES, NoteTemplate
-from .slots import Values, draw, features, keyword, render, slot_names, text_of
+from .slots import (
+    Values,
+    draw,
+    features,
+    keyword,
+    paraphrased_slots,
+    render,
+    slot_names,
+    text_of,
+)
 from .vocab import PEOPLE, TEAMS, Term
 
 BASE_SIZE: Final = 1_000
@@ -138,7 +147,19 @@ class Builder:
         if not self.index.claim([signature for _, _, signature in asked], [position]):
             return False
         self.questions += [Question(kind, text, (position,)) for kind, text, _ in asked]
+        self.questions.append(
+            Question("mixed", self.mixed(template, values, position), (position,))
+        )
         return True
+
+    @staticmethod
+    def mixed(template: NoteTemplate, values: Values, position: int) -> str:
+        """A paraphrase question that keeps one name as saved, as people ask when they recall
+        one name and not the words around it. Its own generator leaves the corpus as it was."""
+        rng = random.Random(position)
+        form = rng.choice(template.paraphrases)
+        slots = paraphrased_slots(form)
+        return render(form, values, rng, literal=[rng.choice(slots)] if slots else [])
 
     # Chat
 

@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 from typing import Final
 
-KINDS: Final = ("keyword", "sentence", "paraphrase", "chat")
+KINDS: Final = ("keyword", "sentence", "paraphrase", "mixed", "chat")
 
 
 @dataclass(frozen=True, slots=True)

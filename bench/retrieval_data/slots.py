@@ -50,6 +50,11 @@ def family(slot: str) -> str:
     return "lib" if base in LIBRARIES else "err" if base in ERROR_KINDS else base
 
 
+def paraphrased_slots(text: str) -> list[str]:
+    """The slots a text asks to paraphrase (`{slot:p}`), in order."""
+    return list(dict.fromkeys(m.group(1) + m.group(2) for m in SLOT.finditer(text) if m.group(3)))
+
+
 def slot_names(texts: Iterable[str]) -> list[str]:
     """The slots of some texts, first ones (no digit) before their numbered companions."""
     found = dict.fromkeys(m.group(1) + m.group(2) for text in texts for m in SLOT.finditer(text))
@@ -102,14 +107,19 @@ def _number(base: str, second: bool, rng: random.Random, day: date) -> str:
     raise ValueError(f"unknown slot {base!r}")
 
 
-def render(text: str, values: Mapping[str, Value], rng: random.Random) -> str:
-    """The text with each `{slot}` replaced by its value and `{slot:p}` by a paraphrase."""
+def render(
+    text: str, values: Mapping[str, Value], rng: random.Random, literal: Iterable[str] = ()
+) -> str:
+    """The text with each `{slot}` replaced by its value and `{slot:p}` by a paraphrase
+    (by its value, as saved, for the slots named in `literal`)."""
+    kept = frozenset(literal)
 
     def replace(match: re.Match[str]) -> str:
-        value = values[match.group(1) + match.group(2)]
+        name = match.group(1) + match.group(2)
+        value = values[name]
         if isinstance(value, str):
             return value
-        if match.group(3) and value.paraphrases:
+        if match.group(3) and value.paraphrases and name not in kept:
             return rng.choice(value.paraphrases)
         return value.name
 

@@ -112,3 +112,12 @@ def test_questions_ask_only_about_values_their_note_holds() -> None:
 def test_no_memory_text_looks_like_a_secret() -> None:
     for memory in corpus().memories:
         assert redact(memory.title).count == redact(memory.text).count == 0, memory.text
+
+
+def test_mixed_questions_keep_a_saved_name_among_other_words() -> None:
+    mixed, paraphrased = rare_words_shared("mixed"), rare_words_shared("paraphrase")
+    keyword = rare_words_shared("keyword")
+    assert len(mixed) == len(paraphrased)
+    share_one = sum(count > 0 for count in mixed) / len(mixed)
+    assert share_one > 0.6, f"only {share_one:.0%} of mixed questions keep a rare word"
+    assert sum(paraphrased) < sum(mixed) < sum(keyword)

@@ -1,9 +1,17 @@
-"""Fusing the keyword ranking with vector similarity, weighed by how sure the keywords are.
+"""Fusing the keyword and vector sides, weighed by how sure the keywords are.
 
-Keywords are precise when a query uses the saved words and blind when it paraphrases them.
-So the keyword side's first hit keeps first place, and the rest are ranked by reciprocal-rank
-fusion in which the vector side weighs more the further the keyword hit trails the closest
-vector hit in meaning: vectors add what keywords miss without pushing out what they find.
+Every candidate, found by either side, scores its cosine to the question plus its coverage
+(the share of the question's term weight, by rarity, that it holds) times a coverage weight.
+How sure the keywords are is how well the best keyword hit covers the question:
+
+- a question in the saved words (a few rare words, or a sentence built from the note) is
+  covered almost whole by its note: coverage then weighs most, the keyword ranking's own
+  score settles ties among equal coverage, and the cosine orders what remains;
+- a question in other words shares only common words with any note: meaning then decides,
+  and the words a candidate does share add a little.
+
+So vectors add what keywords miss without pushing out what they find, and a question that
+mixes both (one saved name in other words) draws on both.
 """
 
 from collections.abc import Mapping, Sequence
@@ -12,16 +20,25 @@ from typing import Final
 
 from aletheia_hub.store.search.dates import DateSpan
 
-# Chosen on bench/retrieval.py at 1,000 and 10,000 memories: the setting that lost nothing on
-# keyword, sentence and chat questions against keywords alone and gained most on paraphrases.
-RANK_OFFSET: Final = 2  # reciprocal-rank constant: small, so each side's first places count most
-KEYWORD_WEIGHT: Final = 1.0
-VECTOR_WEIGHT_MIN: Final = 1.0
-VECTOR_WEIGHT_MAX: Final = 1.5
-GAP_GAIN: Final = 10.0  # extra vector weight per unit of similarity the keyword hit lacks
-KEYWORD_HITS_JUDGED: Final = 1
+# Chosen on bench/retrieval.py (keyword, sentence, paraphrase, mixed and chat questions at
+# 1,000 and 10,000 memories): the setting that kept keyword and sentence questions at their
+# keyword-only figures and gained most on paraphrases.
+COVERAGE_WEIGHT_UNSURE: Final = 0.3
+COVERAGE_WEIGHT_SURE: Final = 5.0
+UNSURE_BELOW: Final = 0.4  # the best keyword hit's coverage under which keywords are unsure
+SURE_FROM: Final = 0.7  # and from which they are sure (linear in between)
+KEYWORD_SCORE_WEIGHT: Final = 0.2  # the keyword score's share, relative to its best, when sure
 MIN_SIMILARITY: Final = 0.2  # below this a vector neighbour is noise, not a meaning match
 DATE_BOOST: Final = 2.0  # a hit saved when the question says counts this much more
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    id: int
+    keyword_rank: int | None  # 1-based, None when only the vector side found it
+    keyword_score: float | None
+    similarity: float | None  # cosine to the question; None without a vector
+    coverage: float  # 0 to 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,51 +51,44 @@ class FusedScore:
     similarity: float | None
 
 
-def vector_weight(keyword_similarities: Sequence[float | None], best_similarity: float) -> float:
-    """How much the vector ranking counts, from how far the keyword hits trail in meaning."""
-    judged = [s for s in keyword_similarities[:KEYWORD_HITS_JUDGED] if s is not None]
-    if not judged:
-        return VECTOR_WEIGHT_MAX
-    gap = best_similarity - max(judged)
-    return min(VECTOR_WEIGHT_MAX, max(VECTOR_WEIGHT_MIN, VECTOR_WEIGHT_MIN + GAP_GAIN * gap))
+def sureness(best_keyword_coverage: float) -> float:
+    """How sure the keyword side is, 0 to 1, from its best hit's coverage of the question."""
+    share = (best_keyword_coverage - UNSURE_BELOW) / (SURE_FROM - UNSURE_BELOW)
+    return min(1.0, max(0.0, share))
 
 
-def fuse(
-    keyword_ids: Sequence[int],
-    vector_hits: Sequence[tuple[int, float]],
-    similarity_of: dict[int, float],
-) -> list[FusedScore]:
-    """Every candidate with its fused score, best first.
+def fuse(candidates: Sequence[Candidate]) -> list[FusedScore]:
+    """Every candidate with its fused score, best first (ties: keyword rank, then newer).
 
-    `keyword_ids` in keyword rank order; `vector_hits` (id, cosine) best first;
-    `similarity_of` the cosine of any candidate that has a vector.
+    Vector-only candidates under MIN_SIMILARITY are dropped.
     """
-    kept = [(item, cos) for item, cos in vector_hits if cos >= MIN_SIMILARITY]
-    best = kept[0][1] if kept else 0.0
-    weight = vector_weight([similarity_of.get(item) for item in keyword_ids], best)
-    vector_rank = {item: rank for rank, (item, _cos) in enumerate(kept, start=1)}
-    keyword_rank = {item: rank for rank, item in enumerate(keyword_ids, start=1)}
+    keyword_hits = [c for c in candidates if c.keyword_rank is not None]
+    first = min(keyword_hits, key=lambda c: c.keyword_rank or 0, default=None)
+    sure = sureness(first.coverage) if first is not None else 0.0
+    coverage_weight = COVERAGE_WEIGHT_UNSURE + sure * (
+        COVERAGE_WEIGHT_SURE - COVERAGE_WEIGHT_UNSURE
+    )
+    best_score = max((c.keyword_score or 0.0 for c in keyword_hits), default=0.0)
     fused = []
-    for item in dict.fromkeys([*keyword_ids, *(item for item, _ in kept)]):
-        k_rank = keyword_rank.get(item)
-        v_rank = vector_rank.get(item)
-        keyword_part = KEYWORD_WEIGHT / (RANK_OFFSET + k_rank) if k_rank else 0.0
-        vector_part = weight / (RANK_OFFSET + v_rank) if v_rank else 0.0
+    for candidate in candidates:
+        if candidate.keyword_rank is None and (candidate.similarity or 0.0) < MIN_SIMILARITY:
+            continue
+        relative = (candidate.keyword_score or 0.0) / best_score if best_score > 0 else 0.0
+        keyword_part = coverage_weight * (
+            candidate.coverage + sure * KEYWORD_SCORE_WEIGHT * relative
+        )
+        vector_part = max(candidate.similarity or 0.0, 0.0)
         fused.append(
             FusedScore(
-                id=item,
+                id=candidate.id,
                 score=keyword_part + vector_part,
                 keyword_part=keyword_part,
                 vector_part=vector_part,
-                keyword_rank=k_rank,
-                similarity=similarity_of.get(item),
+                keyword_rank=candidate.keyword_rank,
+                similarity=candidate.similarity,
             )
         )
-    if fused:
-        # The keyword winner keeps first place (ties go to the better keyword rank).
-        top = max(entry.score for entry in fused)
-        fused[0] = replace(fused[0], score=top) if keyword_ids else fused[0]
-    fused.sort(key=lambda entry: (-entry.score, entry.keyword_rank or 10**9, -entry.id))
+    fused.sort(key=_order)
     return fused
 
 
@@ -92,5 +102,9 @@ def boost_span(
         else entry
         for entry in fused
     ]
-    boosted.sort(key=lambda entry: (-entry.score, entry.keyword_rank or 10**9, -entry.id))
+    boosted.sort(key=_order)
     return boosted
+
+
+def _order(entry: FusedScore) -> tuple[float, int, int]:
+    return (-entry.score, entry.keyword_rank or 10**9, -entry.id)

@@ -1,6 +1,11 @@
 """Hybrid search: the keyword ranking over all matches, fused with the nearest vectors over
 the caller's whole scope (not only over keyword hits), favouring what was saved when the
-question says ("last week", "in May")."""
+question says ("last week", "in May").
+
+Without vectors (keyword mode, or the model missing) the best keyword hits are still ordered
+by how much of the question's rare words each holds, then by their keyword score: a memory
+holding every word of a few-word question comes before one repeating some of them.
+"""
 
 from dataclasses import dataclass, field, replace
 from typing import Final, Literal
@@ -8,10 +13,11 @@ from typing import Final, Literal
 from sqlmodel import Session
 
 from aletheia_hub.clock import now_ms
-from aletheia_hub.embed.fusion import FusedScore, boost_span, fuse
+from aletheia_hub.embed.fusion import Candidate, FusedScore, boost_span, fuse
 from aletheia_hub.embed.service import SemanticSearch
-from aletheia_hub.store.search import SearchQuery, SearchResult, search
+from aletheia_hub.store.search import MemoryHit, SearchQuery, SearchResult, search
 from aletheia_hub.store.search.candidates import visible_memory_hits
+from aletheia_hub.store.search.coverage import term_coverage
 from aletheia_hub.store.search.dates import date_span, without_phrase
 from aletheia_hub.store.search.engine import reachable
 
@@ -39,7 +45,7 @@ def hybrid_search(
     span = date_span(text, now_ms()) if ranked else None
     if span is not None and without_phrase(text, span).strip(" ?.!"):
         query = replace(query, text=without_phrase(text, span))
-    if vector is None and span is None:
+    if not ranked:
         return HybridResult(search(session=session, query=query), note=note)
 
     depth = max(CANDIDATE_DEPTH, query.offset + query.limit)
@@ -50,7 +56,6 @@ def hybrid_search(
     )
     keyword_ids = [hit.id for hit in keyword.memories]
     hits = {hit.id: hit for hit in keyword.memories}
-    nearest: list[tuple[int, float]] = []
     similarity_of: dict[int, float] = {}
     if vector is not None and semantic is not None:
         near = semantic.nearest(
@@ -66,10 +71,9 @@ def hybrid_search(
                 session=session, query=query, ids=[i for i, _ in near if i not in hits]
             )
         )
-        nearest = [(item, cos) for item, cos in near if item in hits]
-        similarity_of = dict(nearest)
+        similarity_of = {item: cos for item, cos in near if item in hits}
         similarity_of.update(semantic.similarities(vector, "memory", keyword_ids))
-    fused = fuse(keyword_ids, nearest, similarity_of)
+    fused = _fused(session, keyword, hits, similarity_of)
     if span is not None:
         fused = boost_span(fused, {i: hit.created_at_ms for i, hit in hits.items()}, span)
     page = fused[query.offset : query.offset + query.limit]
@@ -80,6 +84,29 @@ def hybrid_search(
             terms=keyword.terms,
             ignored_common=keyword.ignored_common,
         ),
-        scores={entry.id: entry for entry in page},
+        scores={entry.id: entry for entry in page} if vector is not None else {},
         note=note,
+    )
+
+
+def _fused(
+    session: Session,
+    keyword: SearchResult,
+    hits: dict[int, MemoryHit],
+    similarity_of: dict[int, float],
+) -> list[FusedScore]:
+    """Keyword hits and near vectors, each scored by meaning and by the words it holds."""
+    coverage = term_coverage(session=session, ids=list(hits), weights=keyword.term_weights)
+    keyword_rank = {hit.id: rank for rank, hit in enumerate(keyword.memories, start=1)}
+    return fuse(
+        [
+            Candidate(
+                id=item,
+                keyword_rank=keyword_rank.get(item),
+                keyword_score=hit.keyword_score,
+                similarity=similarity_of.get(item),
+                coverage=coverage.get(item, 0.0),
+            )
+            for item, hit in hits.items()
+        ]
     )

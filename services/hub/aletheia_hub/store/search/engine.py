@@ -69,7 +69,10 @@ def search(*, session: Session, query: SearchQuery) -> SearchResult:
         memories: list[MemoryHit] = backend.match_by_date(session, query, kept)
     else:
         memories = _ranked(session, backend, query, terms, exhaustive=False)
-    return SearchResult(facts=facts, memories=memories, terms=kept, ignored_common=common)
+    weights = {term.text: term.weight for term in terms}
+    return SearchResult(
+        facts=facts, memories=memories, terms=kept, ignored_common=common, term_weights=weights
+    )
 
 
 def reachable(*, session: Session, query: SearchQuery) -> SearchQuery:

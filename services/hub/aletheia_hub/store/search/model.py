@@ -67,6 +67,8 @@ class SearchResult:
     memories: list[MemoryHit] = field(default_factory=list)
     terms: list[str] = field(default_factory=list)
     ignored_common: list[str] = field(default_factory=list)
+    # Each kept term's rarity weight (higher is rarer), for scoring candidates found elsewhere.
+    term_weights: dict[str, float] = field(default_factory=dict)
 
     @property
     def empty(self) -> bool:
