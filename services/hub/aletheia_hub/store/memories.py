@@ -6,15 +6,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from sqlalchemy import Connection, bindparam, select
+from sqlalchemy import Connection, bindparam, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
 from aletheia_hub.clock import now_ms
 from aletheia_hub.redact import redact, redact_fact
-from aletheia_hub.store.entries import next_entry_id
+from aletheia_hub.store.entries import insert_entry
 from aletheia_hub.store.facts import FactInput, record_facts
-from aletheia_hub.store.models import Memory, MemoryFile
 from aletheia_hub.store.search import index_memory
 from aletheia_hub.store.search.model import PROJECT_SCOPE, USER_SCOPE
 from aletheia_hub.store.tables import FACTS, MEMORIES, MEMORY_FILES
@@ -109,43 +108,52 @@ def save_memory(
     concepts_json = json.dumps(list(dict.fromkeys(concept.text for concept in clean_concepts)))
     text, title = clean_text.text, clean_title.text
     digest = content_hash(title, text, scope, owner)
-    existing = _find_by_hash(session, project, digest)
+    # Core statements built once, on the session's connection: the rows are written as the
+    # ORM wrote them, without its unit of work (most of a save's time).
+    session.flush()  # anything the caller added first is written first, as before
+    connection = session.connection()
+    existing = _find_by_hash(connection, project, digest)
     if existing is not None:
         added = record_facts(
             session=session, project=project, facts=[f for f, _ in clean_facts], memory_id=existing
         )
         return SavedMemory(existing, project, False, redacted, added)
     created_at = now_ms()
+    unique_files = list(dict.fromkeys(path.text for path in clean_files))
     try:
-        with session.begin_nested():
-            memory_id = next_entry_id(session=session, kind="memory", at_ms=created_at)
-            session.add(
-                Memory(
-                    id=memory_id,
-                    project=project,
-                    title=title,
-                    text=text,
-                    type=type,
-                    kind=kind,
-                    tool=tool,
-                    pinned=pinned,
-                    content_hash=digest,
-                    session_id=session_id,
-                    created_at_ms=created_at,
-                    scope=scope,
-                    owner=owner if scope == USER_SCOPE else None,
-                    importance=importance,
-                    concepts_json=concepts_json,
-                )
+        with connection.begin_nested():
+            memory_id = insert_entry(connection, kind="memory", at_ms=created_at)
+            connection.execute(
+                _NEW_MEMORY,
+                {
+                    "id": memory_id,
+                    "project": project,
+                    "title": title,
+                    "text": text,
+                    "type": type,
+                    "kind": kind,
+                    "tool": tool,
+                    "pinned": pinned,
+                    "content_hash": digest,
+                    "session_id": session_id,
+                    "created_at_ms": created_at,
+                    "dismissed_at_ms": None,
+                    "revision_of": None,
+                    "superseded_at_ms": None,
+                    "revision_reason": None,
+                    "scope": scope,
+                    "owner": owner if scope == USER_SCOPE else None,
+                    "importance": importance,
+                    "concepts_json": concepts_json,
+                },
             )
-            session.flush()
-            unique_files = list(dict.fromkeys(path.text for path in clean_files))
-            for path in unique_files:
-                session.add(MemoryFile(memory_id=memory_id, path=path))
-            session.flush()
+            if unique_files:
+                connection.execute(
+                    _NEW_FILE, [{"memory_id": memory_id, "path": path} for path in unique_files]
+                )
     except IntegrityError:
         # A concurrent save of the same memory won the race: answer with its id.
-        found = _find_by_hash(session, project, digest)
+        found = _find_by_hash(connection, project, digest)
         if found is None:
             raise
         added = record_facts(
@@ -164,6 +172,13 @@ def save_memory(
         session=session, project=project, facts=[f for f, _ in clean_facts], memory_id=memory_id
     )
     return SavedMemory(memory_id, project, True, redacted, added)
+
+
+_ID_BY_HASH: Final = select(MEMORIES.c.id).where(
+    MEMORIES.c.project == bindparam("project"), MEMORIES.c.content_hash == bindparam("digest")
+)
+_NEW_MEMORY: Final = insert(MEMORIES)
+_NEW_FILE: Final = insert(MEMORY_FILES)
 
 
 def _redacted_fact(fact: FactInput) -> tuple[FactInput, int]:
@@ -244,12 +259,11 @@ def concepts_of(concepts_json: str) -> tuple[str, ...]:
     return tuple(str(concept) for concept in loaded) if isinstance(loaded, list) else ()
 
 
-def _find_by_hash(session: Session, project: str, digest: str) -> int | None:
-    return session.execute(
-        select(MEMORIES.c.id).where(
-            MEMORIES.c.project == project, MEMORIES.c.content_hash == digest
-        )
+def _find_by_hash(connection: Connection, project: str, digest: str) -> int | None:
+    found: int | None = connection.execute(
+        _ID_BY_HASH, {"project": project, "digest": digest}
     ).scalar_one_or_none()
+    return found
 
 
 def files_of(connection: Connection, ids: list[int]) -> dict[int, tuple[str, ...]]:
