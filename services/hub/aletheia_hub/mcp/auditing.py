@@ -4,6 +4,8 @@ never the arguments."""
 from collections.abc import Iterable
 from typing import Any
 
+from sqlmodel import Session
+
 from aletheia_hub.mcp.call_state import CallState
 from aletheia_hub.mcp.envelope import Call
 from aletheia_hub.mcp.toolsets import ToolSet
@@ -23,6 +25,23 @@ def audit_call(
     """One audit row for a tools/call by a token; calls without a token leave none."""
     if state.principal.token_id is None:
         return
+    with db.write_session() as session:
+        audit_in(session, tool_set, state, tool_name, arguments, outcome)
+
+
+def audit_in(
+    session: Session,
+    tool_set: ToolSet,
+    state: CallState,
+    tool_name: Any,
+    arguments: Any,
+    outcome: Outcome,
+) -> bool:
+    """audit_call in a write session of the caller's, committed with its work; False (and no
+    row) for a call without a token."""
+    token_id = state.principal.token_id
+    if token_id is None:
+        return False
     requested = arguments.get("project") if isinstance(arguments, dict) else None
     project = _printable(requested, 200) if isinstance(requested, str) else ""
     if not project:
@@ -32,15 +51,15 @@ def audit_call(
     # A caller may name anything as the tool, a pasted secret too: the row keeps it redacted.
     tool = _printable(redact(tool_name).text, 100) if isinstance(tool_name, str) else ""
     operation = _printable(redact(tool_set.operation(tool_name)).text, 100) if tool else ""
-    with db.write_session() as session:
-        record_call(
-            session=session,
-            token_id=state.principal.token_id,
-            tool=tool or "?",
-            operation=operation or "?",
-            project=project or None,
-            result=outcome,
-        )
+    record_call(
+        session=session,
+        token_id=token_id,
+        tool=tool or "?",
+        operation=operation or "?",
+        project=project or None,
+        result=outcome,
+    )
+    return True
 
 
 def audit_refused(

@@ -33,13 +33,15 @@ def call_tool(
 ) -> CallToolResult:
     """Run one tools/call request and return its result (isError on tool failure).
 
-    Every call by a token leaves one audit row, however it ends.
+    Every call by a token leaves one audit row, however it ends: a write that succeeds
+    commits its row with its work, any other call writes it afterwards.
     """
     outcome: Outcome = "error"
+    audited = False
     try:
         tool = _find_tool(registry, params.name)
         try:
-            text = _run(db, tool_set, tool, params.arguments or {}, state, semantic)
+            text, audited = _run(db, tool_set, tool, params, state, semantic)
             outcome = "ok"
         except auth.AccessDenied as error:
             outcome, text = "refused", error.message
@@ -47,7 +49,8 @@ def call_tool(
             text = error.message
         return tool_result(text, is_error=outcome != "ok")
     finally:
-        auditing.audit_call(db, tool_set, state, params.name, params.arguments, outcome)
+        if not audited:
+            auditing.audit_call(db, tool_set, state, params.name, params.arguments, outcome)
 
 
 def invalid_params(error: ValidationError, raw: Mapping[str, Any], registry: Registry) -> RpcError:
@@ -87,10 +90,12 @@ def _run(
     db: Database,
     tool_set: ToolSet,
     tool: Tool,
-    arguments: dict[str, Any],
+    params: CallToolRequestParams,
     state: CallState,
     semantic: SemanticSearch | None,
-) -> str:
+) -> tuple[str, bool]:
+    """The tool's text, and whether its audit row was committed with its work."""
+    arguments = params.arguments or {}
     auth.check_tool_access(state.principal, tool.name, tool.access)
     _reject_unstorable(arguments, "")
     try:
@@ -111,9 +116,12 @@ def _run(
             caller_folder=state.caller_folder,
         )
         text = tool.handler(args, context)
+        audited = tool.access == "write" and auditing.audit_in(
+            session, tool_set, state, params.name, params.arguments, "ok"
+        )
     if semantic is not None and tool.access == "write":
         semantic.notify_saved()  # committed: the worker can embed what was written
-    return text
+    return text, audited
 
 
 def _reject_unstorable(value: Any, where: str) -> None:
