@@ -4,11 +4,10 @@ in the keyword index."""
 
 from collections.abc import Mapping, Sequence
 
-from sqlalchemy import select
 from sqlmodel import Session
 
-from aletheia_hub.store.search.terms import index_terms
-from aletheia_hub.store.tables import MEMORIES, MEMORY_FILES
+from aletheia_hub.store.search import driver
+from aletheia_hub.store.search.terms import term_set
 
 
 def term_coverage(
@@ -19,18 +18,18 @@ def term_coverage(
     total = sum(weights.values())
     if not ids or total <= 0:
         return dict.fromkeys(ids, 0.0)
-    rows = session.execute(
-        select(MEMORIES.c.id, MEMORIES.c.title, MEMORIES.c.text).where(MEMORIES.c.id.in_(list(ids)))
+    # Plain SQL on the driver: these two reads run on every keyword search.
+    marks = ", ".join(driver.mark(session) for _ in ids)
+    rows = driver.rows(
+        session, f"SELECT id, title, text FROM memories WHERE id IN ({marks})", list(ids)
     )
     paths: dict[int, list[str]] = {}
-    for item, path in session.execute(
-        select(MEMORY_FILES.c.memory_id, MEMORY_FILES.c.path).where(
-            MEMORY_FILES.c.memory_id.in_(list(ids))
-        )
+    for item, path in driver.rows(
+        session, f"SELECT memory_id, path FROM memory_files WHERE memory_id IN ({marks})", list(ids)
     ):
         paths.setdefault(item, []).append(path)
     coverage = dict.fromkeys(ids, 0.0)
     for item, title, text in rows:
-        held = set(index_terms(" ".join([title, text, *paths.get(item, [])])).split())
+        held = term_set(" ".join([title, text, *paths.get(item, [])]))
         coverage[item] = sum(weight for term, weight in weights.items() if term in held) / total
     return coverage

@@ -16,6 +16,11 @@ SQLITE_MARK = "?"
 POSTGRES_MARK = "%s"
 
 
+def mark(session: Session) -> str:
+    """The session's driver's parameter placeholder."""
+    return SQLITE_MARK if session.get_bind().dialect.name == "sqlite" else POSTGRES_MARK
+
+
 def rows(session: Session, sql: str, params: Sequence[Any] = ()) -> list[Any]:
     """Every row of one statement, as the driver returns them (tuples)."""
     cursor = _driver(session).cursor()

@@ -46,6 +46,13 @@ def index_terms(text: str) -> str:
     return " ".join(_stem(word) for word in words(text) if word not in STOP_WORDS)
 
 
+def term_set(text: str) -> set[str]:
+    """The distinct terms of a text: set(index_terms(text).split()), each word stemmed once."""
+    found = {_stem(word) for word in set(words(text)) if word not in STOP_WORDS}
+    found.discard("")  # split() would drop an empty stem
+    return found
+
+
 def query_terms(query: str) -> list[str]:
     """The distinct meaningful terms of a query, in order, at most MAX_QUERY_TERMS."""
     terms = dict.fromkeys(_stem(word) for word in words(query) if word not in STOP_WORDS)
