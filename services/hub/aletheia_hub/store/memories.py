@@ -3,6 +3,7 @@
 import hashlib
 import json
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Final
 
@@ -121,7 +122,7 @@ def save_memory(
     created_at = now_ms()
     unique_files = list(dict.fromkeys(path.text for path in clean_files))
     try:
-        with connection.begin_nested():
+        with _insert_transaction(connection):
             memory_id = insert_entry(connection, kind="memory", at_ms=created_at)
             connection.execute(
                 _NEW_MEMORY,
@@ -179,6 +180,18 @@ _ID_BY_HASH: Final = select(MEMORIES.c.id).where(
 )
 _NEW_MEMORY: Final = insert(MEMORIES)
 _NEW_FILE: Final = insert(MEMORY_FILES)
+
+
+def _insert_transaction(connection: Connection) -> AbstractContextManager[object]:
+    """A savepoint around a new memory's rows where a concurrent save of the same memory can
+    make them fail (PostgreSQL): the transaction goes on after the IntegrityError.
+
+    SQLite needs none: there the dedupe lookup and the insert share one write transaction
+    that no other writer can enter (BEGIN IMMEDIATE; a deferred one that read an older
+    snapshot fails to write with "database is locked", never with a duplicate), so the
+    insert cannot meet a row the lookup missed, and any other failure rolls back the whole
+    transaction."""
+    return nullcontext() if connection.dialect.name == "sqlite" else connection.begin_nested()
 
 
 def _redacted_fact(fact: FactInput) -> tuple[FactInput, int]:
