@@ -1,10 +1,12 @@
-"""Term coverage: the share of a question's rare words a memory holds, for any candidate."""
+"""Term coverage: the share of a question's rare words a memory holds, for any candidate;
+and the memories holding every word, which near copies can push down the keyword ranking."""
 
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from aletheia_hub.embed.hybrid import hybrid_search
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.search import SearchQuery, search
 from aletheia_hub.store.search.coverage import term_coverage
@@ -56,3 +58,65 @@ def test_search_reports_the_weights_of_the_terms_it_kept(
     assert set(result.term_weights) == set(result.terms) == {"bill", "redi", "stream"}
     # Rarer terms weigh more: redis is in two memories, billing in one.
     assert result.term_weights["bill"] > result.term_weights["redi"] > 0
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def near_copies(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Database, int]]:
+    """60 near copies repeating two words of a three-word question, 60 memories repeating the
+    third, and one long memory holding each of the three once (bm25 ranks it about 120th on
+    SQLite); its id."""
+    copies = [
+        NewMemory(
+            "shop",
+            f"Gunicorn workers for service {n}",
+            f"Gunicorn workers: {n} gunicorn workers in production, gunicorn restarts workers.",
+        )
+        for n in range(60)
+    ]
+    zebras = [
+        NewMemory("shop", f"Zebra crossing {n}", f"The zebra dashboard {n} shows zebra metrics.")
+        for n in range(60)
+    ]
+    filler = " ".join(f"word{n}" for n in range(40))
+    target = NewMemory(
+        "shop",
+        "Matrix of supported releases",
+        f"CI runs gunicorn from lib/worker.py on two zebra releases. {filler}",
+    )
+    with store_on(request.param, tmp_path) as database:
+        with database.write_session() as session:
+            ids = save_many(
+                session, [*copies[:30], *zebras[:30], target, *copies[30:], *zebras[30:]]
+            )
+        yield database, ids[60]
+
+
+def test_memories_holding_every_word_are_found_below_near_copies(
+    near_copies: tuple[Database, int],
+) -> None:
+    database, target = near_copies
+    query = SearchQuery(text="gunicorn worker zebra", limit=5, holding_every=3)
+    with database.read_session() as session:
+        result = search(session=session, query=query)
+    assert [hit.id for hit in result.holding_every] == [target]
+    assert result.holding_every[0].keyword_score is not None
+
+
+def test_keyword_search_puts_the_memory_holding_every_word_first(
+    near_copies: tuple[Database, int],
+) -> None:
+    database, target = near_copies
+    query = SearchQuery(text="gunicorn worker zebra", limit=5)
+    with database.read_session() as session:
+        found = hybrid_search(session=session, query=query, semantic=None, mode="keyword")
+    assert found.result.memories[0].id == target
+
+
+def test_no_holding_every_pass_unless_asked_or_for_one_word(
+    near_copies: tuple[Database, int],
+) -> None:
+    database, _ = near_copies
+    with database.read_session() as session:
+        unasked = search(session=session, query=SearchQuery(text="gunicorn worker zebra"))
+        one_word = search(session=session, query=SearchQuery(text="zebra", holding_every=3))
+    assert unasked.holding_every == [] and one_word.holding_every == []

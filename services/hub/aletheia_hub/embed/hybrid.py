@@ -22,7 +22,8 @@ from aletheia_hub.store.search.dates import date_span, without_phrase
 from aletheia_hub.store.search.engine import reachable
 
 Mode = Literal["keyword", "vector", "hybrid"]
-CANDIDATE_DEPTH: Final = 50
+CANDIDATE_DEPTH: Final = 30  # best keyword hits fused (nearest vectors: twice as many)
+HOLDING_EVERY_DEPTH: Final = 20  # best memories holding every word of the query, fused too
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,12 +51,21 @@ def hybrid_search(
 
     depth = max(CANDIDATE_DEPTH, query.offset + query.limit)
     keyword = (
-        search(session=session, query=replace(query, offset=0, limit=depth))
+        search(
+            session=session,
+            query=replace(query, offset=0, limit=depth, holding_every=HOLDING_EVERY_DEPTH),
+        )
         if mode == "hybrid" or vector is None
         else SearchResult()
     )
-    keyword_ids = [hit.id for hit in keyword.memories]
-    hits = {hit.id: hit for hit in keyword.memories}
+    # Memories holding every word rank after the keyword hits: near copies that repeat some
+    # words can push them out of the keyword ranking's first places.
+    keyword_hits = list(
+        {hit.id: hit for hit in (*keyword.memories, *keyword.holding_every)}.values()
+    )
+    keyword = replace(keyword, memories=keyword_hits)
+    keyword_ids = [hit.id for hit in keyword_hits]
+    hits = {hit.id: hit for hit in keyword_hits}
     similarity_of: dict[int, float] = {}
     if vector is not None and semantic is not None:
         near = semantic.nearest(

@@ -65,13 +65,21 @@ def search(*, session: Session, query: SearchQuery) -> SearchResult:
     facts = []
     if query.offset == 0 and query.type is None and query.types is None and query.kind is None:
         facts = backend.match_facts(session, query, kept, min(MAX_FACT_HITS, query.limit))
+    complete: list[MemoryHit] = []
     if query.order != "relevance":
         memories: list[MemoryHit] = backend.match_by_date(session, query, kept)
     else:
         memories = _ranked(session, backend, query, terms, exhaustive=False)
+        if query.holding_every and len(terms) > 1:
+            complete = backend.rank_holding_every(session, query, terms, query.holding_every)
     weights = {term.text: term.weight for term in terms}
     return SearchResult(
-        facts=facts, memories=memories, terms=kept, ignored_common=common, term_weights=weights
+        facts=facts,
+        memories=memories,
+        terms=kept,
+        ignored_common=common,
+        term_weights=weights,
+        holding_every=complete,
     )
 
 

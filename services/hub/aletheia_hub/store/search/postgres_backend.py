@@ -124,6 +124,23 @@ def rank_memories(
     return [memory_hit(row) for row in found]
 
 
+def rank_holding_every(
+    session: Session, query: SearchQuery, terms: Sequence[QueryTerm], wanted: int
+) -> list[MemoryHit]:
+    """The best `wanted` memories holding every one of the terms, scored as rank_memories
+    scores them (all their weights, plus ts_rank), best first."""
+    texts = [term.text for term in terms]
+    total = sum(term.weight for term in terms)
+    filters, filter_params = memory_filter_sql(query, MARK)
+    sql = (
+        f"SELECT {HIT_SQL}, %s + ts_rank(m.search_vector, {_TSQUERY}) AS score "
+        f"FROM memories AS m WHERE m.search_vector @@ {_TSQUERY} AND {filters} "
+        "ORDER BY score DESC, m.id DESC LIMIT %s"
+    )
+    params = [total, " | ".join(texts), " & ".join(texts), *filter_params, wanted]
+    return [memory_hit(row) for row in driver.rows(session, sql, params)]
+
+
 def match_facts(
     session: Session, query: SearchQuery, terms: Sequence[str], limit: int
 ) -> list[FactHit]:

@@ -163,6 +163,24 @@ def rank_memories(
     return _filtered_first(session, query, scoring, wanted)
 
 
+def rank_holding_every(
+    session: Session, query: SearchQuery, terms: Sequence[QueryTerm], wanted: int
+) -> list[MemoryHit]:
+    """The best `wanted` memories holding every one of the terms, by bm25, best first."""
+    if _reaches_nothing(query):
+        return []
+    groups = [[term.text] for term in terms]
+    scoring = _Scoring(
+        _match_expression("title body files", groups, _projects_to_match(session, query)), []
+    )
+    if not _narrowed(query):
+        size = max(SHORTLIST_MIN, wanted * SHORTLIST_FACTOR)
+        hits = _ranked_first(session, query, scoring, wanted, size)
+        if len(hits) >= wanted or _count_matches(session, scoring.found_by, size) < size:
+            return hits
+    return _filtered_first(session, query, scoring, wanted)
+
+
 def _reaches_nothing(query: SearchQuery) -> bool:
     """An empty project list reaches no memory, unless user-wide memories are wanted too."""
     return query.scope == "project" and query.projects is not None and not query.projects
