@@ -10,6 +10,7 @@ from aletheia_hub.embed.hybrid import hybrid_search
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.search import SearchQuery, search
 from aletheia_hub.store.search.coverage import term_coverage
+from aletheia_hub.store.search.engine import holding_every_term
 from tests.hub.store.bulk import NewMemory, save_many, store_on
 
 MEMORIES = (
@@ -95,11 +96,11 @@ def test_memories_holding_every_word_are_found_below_near_copies(
     near_copies: tuple[Database, int],
 ) -> None:
     database, target = near_copies
-    query = SearchQuery(text="gunicorn worker zebra", limit=5, holding_every=3)
+    query = SearchQuery(text="gunicorn worker zebra", limit=5)
     with database.read_session() as session:
-        result = search(session=session, query=query)
-    assert [hit.id for hit in result.holding_every] == [target]
-    assert result.holding_every[0].keyword_score is not None
+        found = holding_every_term(session=session, query=query, limit=3)
+    assert [hit.id for hit in found] == [target]
+    assert found[0].keyword_score is not None
 
 
 def test_keyword_search_puts_the_memory_holding_every_word_first(
@@ -112,11 +113,11 @@ def test_keyword_search_puts_the_memory_holding_every_word_first(
     assert found.result.memories[0].id == target
 
 
-def test_no_holding_every_pass_unless_asked_or_for_one_word(
+def test_no_memory_holds_every_word_of_a_one_word_query(
     near_copies: tuple[Database, int],
 ) -> None:
     database, _ = near_copies
     with database.read_session() as session:
-        unasked = search(session=session, query=SearchQuery(text="gunicorn worker zebra"))
-        one_word = search(session=session, query=SearchQuery(text="zebra", holding_every=3))
-    assert unasked.holding_every == [] and one_word.holding_every == []
+        one_word = holding_every_term(session=session, query=SearchQuery(text="zebra"), limit=3)
+        no_word = holding_every_term(session=session, query=SearchQuery(text="the"), limit=3)
+    assert one_word == [] and no_word == []

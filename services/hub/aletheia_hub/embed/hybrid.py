@@ -19,11 +19,12 @@ from aletheia_hub.store.search import MemoryHit, SearchQuery, SearchResult, sear
 from aletheia_hub.store.search.candidates import visible_memory_hits
 from aletheia_hub.store.search.coverage import term_coverage
 from aletheia_hub.store.search.dates import date_span, without_phrase
-from aletheia_hub.store.search.engine import reachable
+from aletheia_hub.store.search.engine import holding_every_term, reachable
 
 Mode = Literal["keyword", "vector", "hybrid"]
 CANDIDATE_DEPTH: Final = 30  # best keyword hits fused (nearest vectors: twice as many)
 HOLDING_EVERY_DEPTH: Final = 20  # best memories holding every word of the query, fused too
+WHOLE: Final = 1.0 - 1e-9  # the coverage of a memory holding every word
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,22 +51,27 @@ def hybrid_search(
         return HybridResult(search(session=session, query=query), note=note)
 
     depth = max(CANDIDATE_DEPTH, query.offset + query.limit)
+    uses_keywords = mode == "hybrid" or vector is None
     keyword = (
-        search(
-            session=session,
-            query=replace(query, offset=0, limit=depth, holding_every=HOLDING_EVERY_DEPTH),
-        )
-        if mode == "hybrid" or vector is None
+        search(session=session, query=replace(query, offset=0, limit=depth))
+        if uses_keywords
         else SearchResult()
     )
-    # Memories holding every word rank after the keyword hits: near copies that repeat some
-    # words can push them out of the keyword ranking's first places.
-    keyword_hits = list(
-        {hit.id: hit for hit in (*keyword.memories, *keyword.holding_every)}.values()
+    coverage = term_coverage(
+        session=session, ids=[hit.id for hit in keyword.memories], weights=keyword.term_weights
     )
-    keyword = replace(keyword, memories=keyword_hits)
-    keyword_ids = [hit.id for hit in keyword_hits]
-    hits = {hit.id: hit for hit in keyword_hits}
+    whole = sum(share >= WHOLE for share in coverage.values())
+    if uses_keywords and len(keyword.term_weights) > 1 and whole < query.offset + query.limit:
+        # Too few keyword hits hold every word: near copies repeating some of them may have
+        # pushed the memories that hold them all down the keyword ranking. They come after.
+        complete = [
+            hit
+            for hit in holding_every_term(session=session, query=query, limit=HOLDING_EVERY_DEPTH)
+            if hit.id not in coverage
+        ]
+        keyword = replace(keyword, memories=[*keyword.memories, *complete])
+    keyword_ids = [hit.id for hit in keyword.memories]
+    hits = {hit.id: hit for hit in keyword.memories}
     similarity_of: dict[int, float] = {}
     if vector is not None and semantic is not None:
         near = semantic.nearest(
@@ -83,7 +89,7 @@ def hybrid_search(
         )
         similarity_of = {item: cos for item, cos in near if item in hits}
         similarity_of.update(semantic.similarities(vector, "memory", keyword_ids))
-    fused = _fused(session, keyword, hits, similarity_of)
+    fused = _fused(session, keyword, hits, similarity_of, coverage)
     if span is not None:
         fused = boost_span(fused, {i: hit.created_at_ms for i, hit in hits.items()}, span)
     page = fused[query.offset : query.offset + query.limit]
@@ -104,9 +110,12 @@ def _fused(
     keyword: SearchResult,
     hits: dict[int, MemoryHit],
     similarity_of: dict[int, float],
+    coverage: dict[int, float],
 ) -> list[FusedScore]:
-    """Keyword hits and near vectors, each scored by meaning and by the words it holds."""
-    coverage = term_coverage(session=session, ids=list(hits), weights=keyword.term_weights)
+    """Keyword hits and near vectors, each scored by meaning and by the words it holds
+    (`coverage` of the hits measured so far; the others are measured here)."""
+    missing = [item for item in hits if item not in coverage]
+    coverage = coverage | term_coverage(session=session, ids=missing, weights=keyword.term_weights)
     keyword_rank = {hit.id: rank for rank, hit in enumerate(keyword.memories, start=1)}
     return fuse(
         [

@@ -65,22 +65,33 @@ def search(*, session: Session, query: SearchQuery) -> SearchResult:
     facts = []
     if query.offset == 0 and query.type is None and query.types is None and query.kind is None:
         facts = backend.match_facts(session, query, kept, min(MAX_FACT_HITS, query.limit))
-    complete: list[MemoryHit] = []
     if query.order != "relevance":
         memories: list[MemoryHit] = backend.match_by_date(session, query, kept)
     else:
         memories = _ranked(session, backend, query, terms, exhaustive=False)
-        if query.holding_every and len(terms) > 1:
-            complete = backend.rank_holding_every(session, query, terms, query.holding_every)
     weights = {term.text: term.weight for term in terms}
     return SearchResult(
-        facts=facts,
-        memories=memories,
-        terms=kept,
-        ignored_common=common,
-        term_weights=weights,
-        holding_every=complete,
+        facts=facts, memories=memories, terms=kept, ignored_common=common, term_weights=weights
     )
+
+
+def holding_every_term(*, session: Session, query: SearchQuery, limit: int) -> list[MemoryHit]:
+    """The best `limit` memories holding every term search() keeps for the query, ranked as
+    search() ranks them; none for a query of fewer than two terms.
+
+    Near copies that repeat some of a query's words can outrank, by bm25, the one memory that
+    holds them all, far below the first places: this finds it however far.
+    """
+    query = reachable(session=session, query=query)
+    words = query_terms(query.text or "")
+    if len(words) < 2 or query.file is not None:
+        return []
+    backend = backend_for(session)
+    terms, _ = _weigh_terms(session, backend, words)
+    if len(terms) < 2:
+        return []
+    hits: list[MemoryHit] = backend.rank_holding_every(session, query, terms, limit)
+    return hits
 
 
 def reachable(*, session: Session, query: SearchQuery) -> SearchQuery:

@@ -34,8 +34,6 @@ class SearchQuery:
     offset: int = 0
     scope: Scope = "all"
     owner: str | None = None
-    # With relevance order: also find up to this many memories holding every term kept.
-    holding_every: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,9 +69,6 @@ class SearchResult:
     ignored_common: list[str] = field(default_factory=list)
     # Each kept term's rarity weight (higher is rarer), for scoring candidates found elsewhere.
     term_weights: dict[str, float] = field(default_factory=dict)
-    # The best memories holding every kept term (when the query asked, and kept two or more),
-    # which the keyword ranking may place below near copies that repeat some of them.
-    holding_every: list[MemoryHit] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
