@@ -8,6 +8,7 @@ in float32, a block of rows at a time: a cosine moves by 0.00001 on average, 0.0
 over a million pairs of bench/retrieval.py, whose vector-mode figures stay the same.
 """
 
+import mmap
 import threading
 from collections.abc import Sequence
 from typing import Any, Final
@@ -38,13 +39,13 @@ class VectorIndex:
         self.model = model
         self.dimension = dimension
         self._lock = threading.Lock()
-        self._matrix = np.zeros((_INITIAL_CAPACITY, dimension), dtype=np.float16)
+        self._matrix = _zeros(_INITIAL_CAPACITY, np.float16, dimension)
         # One buffer for the rows being scored, reused under the lock: a new one per search
         # would stay in the heap of every thread that ever searched.
         self._block = np.zeros((SCORE_BLOCK, dimension), dtype=np.float32)
-        self._kind_codes = np.zeros(_INITIAL_CAPACITY, dtype=np.int8)
-        self._ids = np.zeros(_INITIAL_CAPACITY, dtype=np.int64)
-        self._project_codes = np.zeros(_INITIAL_CAPACITY, dtype=np.int32)
+        self._kind_codes = _zeros(_INITIAL_CAPACITY, np.int8)
+        self._ids = _zeros(_INITIAL_CAPACITY, np.int64)
+        self._project_codes = _zeros(_INITIAL_CAPACITY, np.int32)
         self._projects: dict[str, int] = {}
         self._rows: dict[int, int] = {}
         self._size = 0
@@ -87,8 +88,7 @@ class VectorIndex:
         self._project_codes[row] = self._projects.setdefault(project, len(self._projects))
 
     def _grow(self) -> None:
-        """Double the capacity. New arrays come zeroed from the system, so the rows not yet
-        written take no memory (np.resize would fill them with copies)."""
+        """Double the capacity; the rows not yet written take no memory (see _zeros)."""
         self._matrix = _grown(self._matrix)
         self._ids = _grown(self._ids)
         self._kind_codes = _grown(self._kind_codes)
@@ -137,7 +137,20 @@ class VectorIndex:
             return float(self._matrix[row].astype(np.float32) @ query)
 
 
+def _zeros(rows: int, dtype: type[np.generic], dimension: int | None = None) -> NDArray[Any]:
+    """A zeroed array in its own anonymous memory map: pages take memory once written, and
+    all of it goes back to the system with the array. From malloc, an array the size of an
+    outgrown matrix (12 or 24 MB) stayed in the heap of the thread that freed it: glibc
+    keeps chunks under its mmap threshold, which rises to the largest block freed so far
+    (the model file's 25 MB)."""
+    shape = (rows,) if dimension is None else (rows, dimension)
+    size = int(np.prod(shape)) * np.dtype(dtype).itemsize
+    private = {"flags": mmap.MAP_PRIVATE} if hasattr(mmap, "MAP_PRIVATE") else {}  # not Windows
+    return np.frombuffer(mmap.mmap(-1, size, **private), dtype=dtype).reshape(shape)
+
+
 def _grown(array: NDArray[Any]) -> NDArray[Any]:
-    bigger = np.zeros((len(array) * 2, *array.shape[1:]), dtype=array.dtype)
+    dimension = array.shape[1] if array.ndim == 2 else None
+    bigger = _zeros(len(array) * 2, array.dtype.type, dimension)
     bigger[: len(array)] = array
     return bigger
