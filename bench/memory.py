@@ -20,9 +20,10 @@ Then the same for a hub with ALETHEIA_EMBEDDER=off ("no model"; its searches are
 keyword-only), over a fresh copy: what the hub costs without the model.
 
 Columns: RSS and peak (VmRSS, VmHWM) in MB of 2^20 bytes; anon and file split RSS into the
-process's own memory (RssAnon) and mapped file pages (RssFile): shared libraries, and the
-SQLite store, which the hub memory-maps (up to 256 MB); store is that map's resident part,
-clean pages of the file that the kernel can drop, counted in file.
+process's own memory (RssAnon + RssShmem) and mapped file pages (RssFile): shared libraries,
+and the SQLite store, which each connection of the hub memory-maps (up to 256 MB each);
+store is the resident part of those maps, clean pages of the file that the kernel can drop,
+counted in file (once per map that holds them).
 """
 
 import argparse
@@ -59,11 +60,12 @@ MAPPING: Final = re.compile(r"^[0-9a-f]+-[0-9a-f]+ ")
 def status(pid: int, store: Path) -> dict[str, float]:
     """The process's memory figures from /proc, in MB; "store" is the resident part of its
     memory maps of the SQLite store (and its -wal and -shm files), counted in RssFile."""
-    figures = {}
+    figures = {"RssShmem": 0.0}
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         name, _, value = line.partition(":")
-        if name in STATUS_FIELDS:
+        if name in (*STATUS_FIELDS, "RssShmem"):
             figures[name] = int(value.split()[0]) / 1024  # kB
+    figures["RssAnon"] += figures.pop("RssShmem")  # shared anonymous memory is the process's too
     figures["store"] = 0.0
     mapping = ""
     for line in Path(f"/proc/{pid}/smaps").read_text().splitlines():
