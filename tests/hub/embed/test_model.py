@@ -78,6 +78,8 @@ def test_a_file_without_int8_weights_is_refused() -> None:
     empty_graph = graph._bytes(graph.MODEL_GRAPH, graph._bytes(2, b"empty"))
     with pytest.raises(ValueError, match="no int8 weight"):
         graph.compact(empty_graph, model.NBITS_BLOCK, model.NBITS_ACCURACY)
+    with pytest.raises(ValueError, match="truncated"):
+        graph.compact(model_file().read_bytes()[:1000], model.NBITS_BLOCK, model.NBITS_ACCURACY)
 
 
 def test_a_batch_gives_the_vectors_of_its_texts_one_by_one(embedder: MiniLmEmbedder) -> None:

@@ -218,6 +218,8 @@ def _written(fields: list[_Field], rewrite: _Rewrite) -> bytes:
 def _read_varint(data: memoryview, position: int) -> tuple[int, int]:
     value = shift = 0
     while True:
+        if position >= len(data):
+            raise ValueError("truncated protobuf message")
         byte = data[position]
         position += 1
         value |= (byte & 0x7F) << shift
