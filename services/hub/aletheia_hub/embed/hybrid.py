@@ -7,6 +7,7 @@ by how much of the question's rare words each holds, then by their keyword score
 holding every word of a few-word question comes before one repeating some of them.
 """
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Final, Literal
 
@@ -25,6 +26,8 @@ Mode = Literal["keyword", "vector", "hybrid"]
 CANDIDATE_DEPTH: Final = 30  # best keyword hits fused (nearest vectors: twice as many)
 HOLDING_EVERY_DEPTH: Final = 20  # best memories holding every word of the query, fused too
 WHOLE: Final = 1.0 - 1e-9  # the coverage of a memory holding every word
+# Embeds questions beside the request's own thread (the model runs one question at a time).
+_QUERY_EMBEDDING: Final = ThreadPoolExecutor(max_workers=2, thread_name_prefix="aletheia-query")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,22 +44,25 @@ def hybrid_search(
     query = reachable(session=session, query=query)
     ranked = query.text is not None and query.file is None and query.order == "relevance"
     text = query.text or ""
-    wants_meaning = ranked and mode != "keyword"
-    vector = semantic.query_vector(text) if wants_meaning and semantic is not None else None
-    note = semantic.fallback_note() if wants_meaning and semantic and vector is None else None
-    span = date_span(text, now_ms()) if ranked else None
+    if not ranked:
+        return HybridResult(search(session=session, query=query))
+    # The model embeds the question while the keyword side searches (both leave the GIL).
+    embedding = (
+        _QUERY_EMBEDDING.submit(semantic.query_vector, text)
+        if mode != "keyword" and semantic is not None
+        else None
+    )
+    span = date_span(text, now_ms())
     if span is not None and without_phrase(text, span).strip(" ?.!"):
         query = replace(query, text=without_phrase(text, span))
-    if not ranked:
-        return HybridResult(search(session=session, query=query), note=note)
-
     depth = max(CANDIDATE_DEPTH, query.offset + query.limit)
-    uses_keywords = mode == "hybrid" or vector is None
-    keyword = (
-        search(session=session, query=replace(query, offset=0, limit=depth))
-        if uses_keywords
-        else SearchResult()
-    )
+    keyword_query = replace(query, offset=0, limit=depth)
+    keyword = search(session=session, query=keyword_query) if mode != "vector" else None
+    vector = embedding.result() if embedding is not None else None
+    note = semantic.fallback_note() if embedding and semantic and vector is None else None
+    uses_keywords = keyword is not None or vector is None
+    if keyword is None:
+        keyword = search(session=session, query=keyword_query) if vector is None else SearchResult()
     coverage = term_coverage(
         session=session, ids=[hit.id for hit in keyword.memories], weights=keyword.term_weights
     )
