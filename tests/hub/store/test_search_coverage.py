@@ -101,6 +101,14 @@ def test_memories_holding_every_word_are_found_below_near_copies(
         found = holding_every_term(session=session, query=query, limit=3)
     assert [hit.id for hit in found] == [target]
     assert found[0].keyword_score is not None
+    # Another project's query, or one that may reach only user-wide memories, finds nothing.
+    for elsewhere in (
+        SearchQuery(text="gunicorn worker zebra", projects=["other"], scope="project"),
+        SearchQuery(text="gunicorn worker zebra", projects=["shop"], scope="user"),
+        SearchQuery(text="gunicorn worker zebra", type="decision"),
+    ):
+        with database.read_session() as session:
+            assert holding_every_term(session=session, query=elsewhere, limit=3) == []
 
 
 def test_keyword_search_puts_the_memory_holding_every_word_first(
