@@ -32,9 +32,7 @@ import itertools
 import os
 import platform
 import re
-import shlex
 import sqlite3
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -43,7 +41,7 @@ from typing import Any, Final
 
 import httpx
 from hubs import running_hub
-from retrieval import HEADERS, connect, embedded, prepared_store, rpc
+from retrieval import HEADERS, connect, embedded, prepared_store, print_command, rpc
 from retrieval_data import BASE_SIZE, build_corpus
 
 from aletheia_hub.store.db import Database
@@ -225,11 +223,7 @@ def parse_args() -> argparse.Namespace:
 
 def main() -> None:
     args = parse_args()
-    python_bin = sys.executable
-    if python_bin.startswith(os.getcwd()):
-        python_bin = os.path.relpath(python_bin)
-    setting = [f"PYTHONPATH={os.environ['PYTHONPATH']}"] if os.environ.get("PYTHONPATH") else []
-    print("$ " + shlex.join([*setting, python_bin, *sys.argv]))
+    print_command()
     python = f"{platform.python_implementation()} {platform.python_version()}"
     print(f"{python} on {platform.platform()}, {os.cpu_count()} CPUs")
     questions = [question.text for question in build_corpus(BASE_SIZE, args.seed).questions]

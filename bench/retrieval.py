@@ -419,14 +419,19 @@ def parse_args() -> argparse.Namespace:
     return args
 
 
-def main() -> None:
-    args = parse_args()
+def print_command() -> None:
+    """The command line that runs this bench, as it can be pasted again."""
     python_bin = sys.executable
     if python_bin.startswith(os.getcwd()):
         python_bin = os.path.relpath(python_bin)
     # PYTHONPATH can point the bench (and the hub it starts) at another checkout of the code.
     setting = [f"PYTHONPATH={os.environ['PYTHONPATH']}"] if os.environ.get("PYTHONPATH") else []
     print("$ " + shlex.join([*setting, python_bin, *sys.argv]))
+
+
+def main() -> None:
+    args = parse_args()
+    print_command()
     python = f"{platform.python_implementation()} {platform.python_version()}"
     print(
         f"{python} on {platform.platform()}, {os.cpu_count()} CPUs, SQLite {sqlite3.sqlite_version}"
