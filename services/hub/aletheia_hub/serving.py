@@ -15,6 +15,7 @@ from pathlib import Path
 import uvicorn
 
 from aletheia_hub.app import create_app
+from aletheia_hub.heap import limit_arenas
 from aletheia_hub.settings import Settings
 from aletheia_shared.store import StoreLocation, parse_record, record_text
 
@@ -68,6 +69,7 @@ class HubRecordFile:
 
 def run(settings: Settings, announce: Callable[[Settings], None] | None = None) -> None:
     """Serve until stopped. `--port 0` takes a free port; the record names the real one."""
+    limit_arenas()  # before the app's threads start
     config = uvicorn.Config(
         create_app(settings),
         host=settings.host,

@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 from sqlmodel import Session
 
-from aletheia_hub.embed.model import trim_heap
+from aletheia_hub.heap import trim_heap
 from aletheia_hub.store.vectors import ItemKind, vectors_after
 
 LOAD_CHUNK: Final = 5_000

@@ -4,14 +4,14 @@ Nothing is downloaded at run time: the model file and its tokenizer come from re
 packages (the hub's `embed` extra). Vectors are L2-normalised, so a dot product is the cosine.
 """
 
-import functools
 import importlib.util
 import logging
-import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
+
+from aletheia_hub.heap import trim_heap
 
 if TYPE_CHECKING:
     import numpy as np
@@ -59,31 +59,6 @@ def _installed(module: str) -> bool:
 def missing_parts() -> list[str]:
     """The packages the model needs that are not installed (empty: it can load)."""
     return [name for name in (*REQUIRED_MODULES, TOKENIZER_PACKAGE) if not _installed(name)]
-
-
-@functools.cache
-def _malloc_trim() -> Callable[[int], int] | None:
-    """glibc's malloc_trim, or None with another C library."""
-    try:
-        if not os.confstr("CS_GNU_LIBC_VERSION"):
-            return None
-    except (ValueError, OSError):  # the name is unknown off glibc
-        return None
-    import ctypes
-
-    try:
-        trim: Callable[[int], int] = ctypes.CDLL("libc.so.6").malloc_trim
-    except (OSError, AttributeError):
-        return None
-    return trim
-
-
-def trim_heap() -> None:
-    """Hand memory freed by loading or by a batch back to the system: glibc keeps it in
-    the heap of the thread that freed it otherwise (60 MB after loading the model)."""
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
 
 
 class MiniLmEmbedder:

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Final, Literal
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Session
 
-from aletheia_hub.embed.model import INSTALL_HINT, Embedder, load_embedder, trim_heap
+from aletheia_hub.embed.model import INSTALL_HINT, Embedder, load_embedder
+from aletheia_hub.heap import trim_heap
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.vectors import ItemKind, PendingItem, pending_items, save_vectors
 
