@@ -1,6 +1,6 @@
 """Stored embeddings: which memories and facts still need a vector, and the vectors made."""
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
@@ -33,7 +33,7 @@ class StoredVector:
     vector: bytes
 
 
-def _pending_memories(model: str, projects: Sequence[str] | None) -> Select[Any]:
+def _pending_memories(model: str, projects: Sequence[str] | None, after: int = 0) -> Select[Any]:
     statement = (
         select(MEMORIES.c.id, MEMORIES.c.title, MEMORIES.c.text, MEMORIES.c.project)
         .select_from(
@@ -44,12 +44,14 @@ def _pending_memories(model: str, projects: Sequence[str] | None) -> Select[Any]
         )
         .where(or_(EMBEDDINGS.c.seq.is_(None), EMBEDDINGS.c.model != model))
     )
+    if after:
+        statement = statement.where(MEMORIES.c.id > after)
     if projects is not None:
         statement = statement.where(MEMORIES.c.project.in_(list(projects)))
     return statement
 
 
-def _pending_facts(model: str, projects: Sequence[str] | None) -> Select[Any]:
+def _pending_facts(model: str, projects: Sequence[str] | None, after: int = 0) -> Select[Any]:
     statement = (
         select(FACTS.c.id, FACTS.c.subject, FACTS.c.predicate, FACTS.c.object, FACTS.c.project)
         .select_from(
@@ -59,29 +61,44 @@ def _pending_facts(model: str, projects: Sequence[str] | None) -> Select[Any]:
         )
         .where(or_(EMBEDDINGS.c.seq.is_(None), EMBEDDINGS.c.model != model))
     )
+    if after:
+        statement = statement.where(FACTS.c.id > after)
     if projects is not None:
         statement = statement.where(FACTS.c.project.in_(list(projects)))
     return statement
 
 
 def pending_items(
-    *, session: Session, model: str, limit: int, projects: Sequence[str] | None = None
+    *,
+    session: Session,
+    model: str,
+    limit: int,
+    projects: Sequence[str] | None = None,
+    after: Mapping[ItemKind, int] | None = None,
 ) -> list[PendingItem]:
-    """Memories, then facts, without a vector of `model` (oldest first), at most `limit`."""
+    """Memories, then facts, without a vector of `model` (oldest first), at most `limit`;
+    with `after`, only those of a greater id than its own kind's (saved since a look)."""
+    after = after or {}
+    memories = _pending_memories(model, projects, after.get(MEMORY, 0))
     found = [
         PendingItem(MEMORY, row.id, memory_text(row.title, row.text))
-        for row in session.execute(
-            _pending_memories(model, projects).order_by(MEMORIES.c.id).limit(limit)
-        )
+        for row in session.execute(memories.order_by(MEMORIES.c.id).limit(limit))
     ]
     if len(found) < limit:
+        facts = _pending_facts(model, projects, after.get(FACT, 0))
         found += [
             PendingItem(FACT, row.id, fact_text(row.subject, row.predicate, row.object))
-            for row in session.execute(
-                _pending_facts(model, projects).order_by(FACTS.c.id).limit(limit - len(found))
-            )
+            for row in session.execute(facts.order_by(FACTS.c.id).limit(limit - len(found)))
         ]
     return found
+
+
+def newest_ids(*, session: Session) -> dict[ItemKind, int]:
+    """The greatest memory id and fact id stored (0 for none): one index read each."""
+    return {
+        MEMORY: int(session.execute(select(func.max(MEMORIES.c.id))).scalar_one() or 0),
+        FACT: int(session.execute(select(func.max(FACTS.c.id))).scalar_one() or 0),
+    }
 
 
 def count_pending(*, session: Session, model: str, projects: Sequence[str] | None = None) -> int:
