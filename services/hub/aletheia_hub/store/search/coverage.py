@@ -1,13 +1,12 @@
 """How much of a question's words a memory holds, weighed by rarity: a score any candidate
 has, whether the keyword or the vector side found it. Title, text and file paths count, as
-in the keyword index."""
+in the keyword index, whose terms are read back rather than made again from the text."""
 
 from collections.abc import Mapping, Sequence
 
 from sqlmodel import Session
 
-from aletheia_hub.store.search import driver
-from aletheia_hub.store.search.terms import term_set
+from aletheia_hub.store.search.engine import backend_for
 
 
 def term_coverage(
@@ -18,18 +17,7 @@ def term_coverage(
     total = sum(weights.values())
     if not ids or total <= 0:
         return dict.fromkeys(ids, 0.0)
-    # Plain SQL on the driver: these two reads run on every keyword search.
-    marks = ", ".join(driver.mark(session) for _ in ids)
-    rows = driver.rows(
-        session, f"SELECT id, title, text FROM memories WHERE id IN ({marks})", list(ids)
-    )
-    paths: dict[int, list[str]] = {}
-    for item, path in driver.rows(
-        session, f"SELECT memory_id, path FROM memory_files WHERE memory_id IN ({marks})", list(ids)
-    ):
-        paths.setdefault(item, []).append(path)
     coverage = dict.fromkeys(ids, 0.0)
-    for item, title, text in rows:
-        held = term_set(" ".join([title, text, *paths.get(item, [])]))
+    for item, held in backend_for(session).held_terms(session, ids).items():
         coverage[item] = sum(weight for term, weight in weights.items() if term in held) / total
     return coverage

@@ -52,6 +52,14 @@ def index_fact(session: Session, fact_id: int, _project: str, body: str) -> None
     )
 
 
+def held_terms(session: Session, ids: Sequence[int]) -> dict[int, set[str]]:
+    """The indexed terms (title, text and file paths) of each of these memories."""
+    if not ids:
+        return {}
+    sql = f"SELECT id, tsvector_to_array(search_vector) FROM memories WHERE id = ANY({MARK})"
+    return {row[0]: set(row[1] or ()) for row in driver.rows(session, sql, [list(ids)])}
+
+
 def document_frequency(session: Session, term: str, cap: int) -> int:
     """How many memories hold a term (counting stops at cap)."""
     found = driver.scalar(

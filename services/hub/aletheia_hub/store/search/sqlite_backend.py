@@ -61,6 +61,17 @@ def index_fact(session: Session, fact_id: int, project: str, body: str) -> None:
     )
 
 
+def held_terms(session: Session, ids: Sequence[int]) -> dict[int, set[str]]:
+    """The indexed terms (title, text and file paths) of each of these memories."""
+    if not ids:
+        return {}
+    marks = ", ".join(MARK for _ in ids)
+    sql = f"SELECT rowid, title, body, files FROM memories_fts WHERE rowid IN ({marks})"
+    return {
+        row[0]: set(f"{row[1]} {row[2]} {row[3]}".split()) for row in driver.rows(session, sql, ids)
+    }
+
+
 def document_frequency(session: Session, term: str, cap: int) -> int:
     """How many memories hold a term (counting stops at cap)."""
     return _count_matches(session, _match_expression("title body files", [[term]], None), cap)
