@@ -15,15 +15,16 @@ Stages of one aletheia-server over a copy of the store:
   model ready      /healthz says the embedder is ready and no memory lacks a vector
   after searches   N hybrid searches over tools/call; the first loads every vector
   after saves      N save_memory calls (one in ten several notes long, past the model's 256
-                   tokens), every one embedded by the hub's worker, then 10 more searches
+                   tokens), every one embedded by the hub's worker, then 10 more searches;
+                   the calls' p50 and p99 latency follow (the worker embeds meanwhile)
 Then the same for a hub with ALETHEIA_EMBEDDER=off ("no model"; its searches are
 keyword-only), over a fresh copy: what the hub costs without the model.
 
 Columns: RSS and peak (VmRSS, VmHWM) in MB of 2^20 bytes; anon and file split RSS into the
 process's own memory (RssAnon + RssShmem) and mapped file pages (RssFile): shared libraries,
-and the SQLite store, which each connection of the hub memory-maps (up to 256 MB each);
-store is the resident part of those maps, clean pages of the file that the kernel can drop,
-counted in file (once per map that holds them).
+and the SQLite store where it is memory-mapped (the hub maps none now); store is the
+resident part of such maps, clean pages of the file that the kernel can drop, counted in
+file (once per map that holds them).
 """
 
 import argparse
@@ -37,6 +38,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from statistics import median, quantiles
 from typing import Any, Final
 
 import httpx
@@ -175,13 +177,18 @@ def stages(
         call = tool(client, url)
         searches(call, questions, args.searches)
         print(line(hub, f"after {args.searches} hybrid searches", status(pid, store)))
+        took = []
         for text in save_texts(args.saves, args.seed):
+            start = time.perf_counter()
             call("save_memory", {"text": text})
+            took.append((time.perf_counter() - start) * 1000)
         if state != "off":
             wait_until(lambda: pending(db, model) == 0, EMBED_WAIT_S, "the saves' vectors")
         searches(call, questions, 10)
         label = f"after {args.saves} saves" + (", embedded" if state != "off" else "")
         print(line(hub, label, status(pid, store)))
+        cuts = quantiles(took, n=100)
+        print(f"{hub:>9}  save_memory p50 {median(took):.2f} ms, p99 {cuts[98]:.2f} ms")
 
 
 def with_vectors(path: Path) -> None:
