@@ -23,6 +23,7 @@ LAYERS: Final = {
     "managed_block": SHARED,
     "ratelimit": SHARED,
     "metrics": SHARED,
+    "heap": SHARED,
     "store": 1,
     "auth": 2,
     "embed": 2,
