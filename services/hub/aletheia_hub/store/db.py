@@ -17,7 +17,8 @@ PG_POOL_SIZE: Final = 40  # the size of the worker thread pool that runs store c
 # file cache holds the index all the same).
 SQLITE_CACHE_KIB: Final = 2 * 1024
 # No memory map: every mapped page of the file counts in the hub's resident memory (29 MB of
-# a store of 10,000 memories) and reading through the map was no faster here.
+# a store of 10,000 memories, up to the map's size on larger ones). A map of 256 MB made
+# keyword search over 100,000 memories about 8% faster (7.5 ms against 8.1 at the median).
 SQLITE_MMAP_BYTES: Final = 0
 
 
