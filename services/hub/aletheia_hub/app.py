@@ -23,6 +23,7 @@ from aletheia_hub.settings import Settings
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.identity import store_id
 from aletheia_hub.store.migrate import upgrade_to_head
+from aletheia_hub.store.search import postings
 from aletheia_shared import __version__
 
 # Each tool set is mounted at its own path, answered by its own dispatcher.
@@ -38,6 +39,7 @@ def create_app(settings: Settings, tool_sets: Sequence[ToolSet] = TOOL_SETS) -> 
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await run_in_threadpool(upgrade_to_head, db.engine)
         semantic.start()  # the model loads in the background: the hub answers at once
+        await run_in_threadpool(_start_postings, db)  # likewise, on a large SQLite store
         # Read once: /healthz names the store on every probe and must stay cheap.
         app.state.store_id = await run_in_threadpool(_read_store_id, db)
         # Startup objects live as long as the process: keep them out of full GC passes,
@@ -93,6 +95,11 @@ def create_app(settings: Settings, tool_sets: Sequence[ToolSet] = TOOL_SETS) -> 
         allowed_hosts=settings.allowed_hosts,
     )
     return app
+
+
+def _start_postings(db: Database) -> None:
+    with db.read_session() as session:
+        postings.start(session)
 
 
 def _read_store_id(db: Database) -> str:

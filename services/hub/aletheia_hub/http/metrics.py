@@ -14,6 +14,7 @@ from aletheia_hub.http.auth import authenticate
 from aletheia_hub.metrics import Gauge, Metrics
 from aletheia_hub.settings import Settings
 from aletheia_hub.store.db import Database
+from aletheia_hub.store.search.postings import held_memories
 from aletheia_hub.store.stats import row_counts, store_size_bytes
 from aletheia_hub.store.vectors import count_pending
 
@@ -44,6 +45,15 @@ def store_gauges(db: Database, semantic: SemanticSearch) -> list[Gauge]:
         Gauge("aletheia_store_rows", "Rows in the store's main tables.", count, {"table": table})
         for table, count in row_counts(db).items()
     ]
+    with db.read_session() as session:
+        held = held_memories(session)
+    gauges.append(
+        Gauge(
+            "aletheia_search_postings_memories",
+            "Memories whose keyword postings the hub holds in memory (0: SQLite ranks them).",
+            held,
+        )
+    )
     model = semantic.model_name
     if model is not None:
         with db.read_session() as session:

@@ -145,7 +145,10 @@ def _ranked(
         )
         return found
 
-    hits = rank(len(ordered), "all") if exhaustive else top_memories(ordered, wanted, rank)
+    if exhaustive:
+        return rank(len(ordered), "all")[query.offset : wanted]
+    scored: list[MemoryHit] | None = backend.rank_from_postings(session, query, ordered, wanted)
+    hits = scored if scored is not None else top_memories(ordered, wanted, rank)
     return hits[query.offset : wanted]
 
 

@@ -132,6 +132,13 @@ def rank_memories(
     return [memory_hit(row) for row in found]
 
 
+def rank_from_postings(
+    _session: Session, _query: SearchQuery, _terms: Sequence[QueryTerm], _wanted: int
+) -> list[MemoryHit] | None:
+    """None: PostgreSQL ranks in the database (see rank_memories)."""
+    return None
+
+
 def rank_holding_every(
     session: Session, query: SearchQuery, terms: Sequence[QueryTerm], wanted: int
 ) -> list[MemoryHit]:

@@ -1,5 +1,6 @@
 """Keyword search on SQLite FTS5, ranked with bm25 (title above text)."""
 
+import json
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -18,6 +19,7 @@ from aletheia_hub.store.search.filters import (
 )
 from aletheia_hub.store.search.maxscore import Over, QueryTerm
 from aletheia_hub.store.search.model import FactHit, MemoryHit, SearchQuery
+from aletheia_hub.store.search.postings import Matches, postings_for
 from aletheia_hub.store.search.terms import index_terms, project_term
 
 # bm25 column weights: project_term, title, body, files.
@@ -74,6 +76,9 @@ def held_terms(session: Session, ids: Sequence[int]) -> dict[int, set[str]]:
 
 def document_frequency(session: Session, term: str, cap: int) -> int:
     """How many memories hold a term (counting stops at cap)."""
+    postings = postings_for(session)
+    if postings is not None:
+        return min(postings.frequency(term), cap)
     return _count_matches(session, _match_expression("title body files", [[term]], None), cap)
 
 
@@ -174,12 +179,31 @@ def rank_memories(
     return _filtered_first(session, query, scoring, wanted)
 
 
+def rank_from_postings(
+    session: Session, query: SearchQuery, terms: Sequence[QueryTerm], wanted: int
+) -> list[MemoryHit] | None:
+    """The best `wanted` memories matching a term, by bm25 over every match, best first:
+    scored in memory when the store has postings (see postings), else None."""
+    if _reaches_nothing(query):
+        return []
+    postings = postings_for(session)
+    if postings is None:
+        return None
+    matches = postings.score([term.text for term in terms], _project_terms(session, query))
+    return _visible_in_order(session, query, matches, wanted)
+
+
 def rank_holding_every(
     session: Session, query: SearchQuery, terms: Sequence[QueryTerm], wanted: int
 ) -> list[MemoryHit]:
     """The best `wanted` memories holding every one of the terms, by bm25, best first."""
     if _reaches_nothing(query):
         return []
+    postings = postings_for(session)
+    if postings is not None:
+        projects = _project_terms(session, query)
+        matches = postings.score([term.text for term in terms], projects, every=True)
+        return _visible_in_order(session, query, matches, wanted)
     groups = [[term.text] for term in terms]
     scoring = _Scoring(
         _match_expression("title body files", groups, _projects_to_match(session, query)), []
@@ -190,6 +214,33 @@ def rank_holding_every(
         if len(hits) >= wanted or _count_matches(session, scoring.found_by, size) < size:
             return hits
     return _filtered_first(session, query, scoring, wanted)
+
+
+def _visible_in_order(
+    session: Session, query: SearchQuery, matches: Matches, wanted: int
+) -> list[MemoryHit]:
+    """The best `wanted` matches that pass the query's filters, best first: the best few are
+    looked up, then (when filters left too few) four times as many, and so on."""
+    filters, params = _filters(query)
+    sql = (
+        f"SELECT {HIT_SQL} FROM json_each({MARK}) AS wanted CROSS JOIN memories AS m "
+        f"ON m.id = wanted.value WHERE {filters}"
+    )
+    hits: list[MemoryHit] = []
+    looked_up, size = 0, max(SHORTLIST_MIN, wanted * SHORTLIST_FACTOR)
+    while len(hits) < wanted and looked_up < len(matches.ids):
+        chosen = matches.best(size)[looked_up:]
+        ids = matches.ids[chosen]
+        found = {
+            row[0]: row for row in driver.rows(session, sql, [json.dumps(ids.tolist()), *params])
+        }
+        for memory_id, score in zip(ids.tolist(), matches.scores[chosen].tolist(), strict=True):
+            row = found.get(memory_id)
+            if row is not None:
+                hits.append(memory_hit((*row, score)))
+        looked_up += len(chosen)
+        size *= 4
+    return hits[:wanted]
 
 
 def _reaches_nothing(query: SearchQuery) -> bool:
@@ -213,6 +264,12 @@ def _projects_to_match(session: Session, query: SearchQuery) -> Sequence[str] | 
             session, "SELECT min(project) FROM memories WHERE project > ?", (project,)
         )
     return None
+
+
+def _project_terms(session: Session, query: SearchQuery) -> list[str] | None:
+    """The index terms of _projects_to_match."""
+    projects = _projects_to_match(session, query)
+    return None if projects is None else [project_term(project) for project in projects]
 
 
 def _narrowed(query: SearchQuery) -> bool:

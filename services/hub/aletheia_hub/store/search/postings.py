@@ -1,0 +1,453 @@
+"""An in-process copy of a large SQLite store's memory index, for exact bm25 over every match.
+
+FTS5 scores each match of a query on its own, reading the row's size and term positions:
+about 0.85 us a match, so a word held by a third of 100,000 memories costs 30 ms. Here each
+term's postings (memory, weighted count) sit in arrays and numpy scores every match at once,
+with FTS5's own formula, constants and order of operations, so that each score is the number
+FTS5's bm25() gives for the row, bit for bit (see sqlite_backend.MEMORY_RANK).
+
+Only stores of at least MIN_MEMORIES memories get one: below that FTS5 ranks every match in a
+couple of milliseconds, and the arrays would only add to the hub's memory (about 8 bytes per
+distinct term of a memory: 40 MB for 100,000 memories of 80 words). It is built in the
+background the first time such a store is searched; until then search uses FTS5 alone.
+Rows are never removed from the index, so the copy follows it by reading the rows above the
+last one it holds, on a connection of its own that sees committed rows only.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import sqlite3
+import threading
+import time
+from array import array
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+from sqlmodel import Session
+
+from aletheia_hub.heap import trim_heap
+from aletheia_hub.store.search import driver
+
+logger = logging.getLogger(__name__)
+
+MIN_MEMORIES: Final = 20_000
+# Seconds between looks at whether a store below MIN_MEMORIES has grown past it.
+RECOUNT_SECONDS: Final = 60.0
+# Rows read from the index per statement while catching up.
+READ_BATCH: Final = 5_000
+# Memories appended since the arrays were laid out, as a share of those laid out, before they
+# are laid out again (appended postings are kept per term, in lists of their own).
+RELAYOUT_SHARE: Final = 8
+RELAYOUT_MIN: Final = 2_000
+
+# bm25 as FTS5 computes it (fts5_aux.c): k1, b, and the weights of the columns matched
+# (title, body, files; the project column weighs nothing).
+K1: Final = 1.2
+B: Final = 0.75
+MIN_IDF: Final = 1e-6
+TITLE_WEIGHT: Final = 4
+BODY_WEIGHT: Final = 1
+FILES_WEIGHT: Final = 2
+
+Ints = npt.NDArray[np.int64]
+Floats = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True, slots=True)
+class Matches:
+    """Memories matching a query, in no order: their ids and bm25 scores (higher is better)."""
+
+    ids: Ints
+    scores: Floats
+
+    def best(self, count: int) -> Ints:
+        """Positions of the best `count` matches, best first: score, then the newer id (as
+        FTS5's "ORDER BY rank, rowid DESC" orders them)."""
+        total = len(self.scores)
+        if count < total:
+            # Everything scoring at least the count-th score, ties included, then sorted.
+            kth = -np.partition(-self.scores, count - 1)[count - 1]
+            chosen = np.flatnonzero(self.scores >= kth)
+        else:
+            chosen = np.arange(total)
+        order = np.lexsort((-self.ids[chosen], -self.scores[chosen]))
+        return chosen[order][:count]
+
+
+@dataclass(slots=True)
+class _Growing:
+    """A numpy array that grows at its end; a slice of its first n items stays valid."""
+
+    values: npt.NDArray[Any]
+    size: int = 0
+
+    def extend(self, items: npt.NDArray[Any]) -> None:
+        end = self.size + len(items)
+        if end > len(self.values):
+            grown = np.empty(max(end, 2 * len(self.values), 1024), dtype=self.values.dtype)
+            grown[: self.size] = self.values[: self.size]
+            self.values = grown
+        self.values[self.size : end] = items
+        self.size = end
+
+    def view(self) -> npt.NDArray[Any]:
+        return self.values[: self.size]
+
+
+@dataclass(slots=True)
+class _Appended:
+    """Postings of the memories read since the arrays were laid out, per term."""
+
+    docs: dict[str, array[int]] = field(default_factory=dict)
+    counts: dict[str, array[int]] = field(default_factory=dict)
+    memories: int = 0
+
+
+class Postings:
+    """The memory index's postings and row sizes, for one store."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._vocabulary: dict[str, int] = {}
+        self._offsets: Ints = np.zeros(1, dtype=np.int64)
+        self._docs: npt.NDArray[np.int32] = np.zeros(0, dtype=np.int32)  # memory positions
+        self._counts: npt.NDArray[np.uint32] = np.zeros(0, dtype=np.uint32)
+        self._appended = _Appended()
+        self._ids = _Growing(np.zeros(0, dtype=np.int64))
+        self._sizes = _Growing(np.zeros(0, dtype=np.float64))  # tokens, every column
+        self._projects = _Growing(np.zeros(0, dtype=np.int32))
+        self._project_codes: dict[str, int] = {}
+        self._tokens = 0
+        self._norms: tuple[int, Floats] | None = None  # (memories, k1 (1 - b + b D / avgdl))
+        self.last_id = 0
+
+    # --- keeping up with the index
+
+    def catch_up(self, connection: sqlite3.Connection) -> int:
+        """Read the index's rows above the last one held; how many."""
+        read = 0
+        with self._lock:
+            while True:
+                rows = connection.execute(
+                    "SELECT f.rowid, f.project_term, f.title, f.body, f.files, d.sz "
+                    "FROM memories_fts AS f JOIN memories_fts_docsize AS d ON d.id = f.rowid "
+                    "WHERE f.rowid > ? ORDER BY f.rowid LIMIT ?",
+                    (self.last_id, READ_BATCH),
+                ).fetchall()
+                if not rows:
+                    break
+                self._append(rows)
+                read += len(rows)
+            laid_out = self._ids.size - self._appended.memories
+            if self._appended.memories >= max(RELAYOUT_MIN, laid_out // RELAYOUT_SHARE) or (
+                laid_out == 0 and read
+            ):
+                self._lay_out()
+        return read
+
+    def _append(self, rows: list[Any]) -> None:
+        appended, first = self._appended, self._ids.size
+        ids, sizes, projects = [], [], []
+        for position, (rowid, project, title, body, files, size) in enumerate(rows, start=first):
+            counts: dict[str, int] = {}
+            for weight, column in (
+                (TITLE_WEIGHT, title),
+                (BODY_WEIGHT, body),
+                (FILES_WEIGHT, files),
+            ):
+                for term in column.split():
+                    counts[term] = counts.get(term, 0) + weight
+            for term, count in counts.items():
+                docs = appended.docs.get(term)
+                if docs is None:
+                    docs = appended.docs[term] = array("i")
+                    appended.counts[term] = array("I")
+                docs.append(position)
+                appended.counts[term].append(count)
+            ids.append(rowid)
+            tokens = sum(_varints(size))
+            sizes.append(tokens)
+            self._tokens += tokens
+            projects.append(self._project_codes.setdefault(project, len(self._project_codes)))
+        appended.memories += len(rows)
+        self._ids.extend(np.array(ids, dtype=np.int64))
+        self._sizes.extend(np.array(sizes, dtype=np.float64))
+        self._projects.extend(np.array(projects, dtype=np.int32))
+        self.last_id = int(ids[-1])
+
+    def _lay_out(self) -> None:
+        """Merge the appended postings into the per-term arrays (each term's in one block,
+        in memory order)."""
+        appended = self._appended
+        vocabulary = dict(self._vocabulary)
+        for term in appended.docs:
+            vocabulary.setdefault(term, len(vocabulary))
+        held = np.diff(self._offsets)
+        lengths = np.zeros(len(vocabulary), dtype=np.int64)
+        lengths[: len(held)] = held
+        for term, more in appended.docs.items():
+            lengths[vocabulary[term]] += len(more)
+        offsets = np.zeros(len(vocabulary) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        docs = np.empty(int(offsets[-1]), dtype=np.int32)
+        counts = np.empty(int(offsets[-1]), dtype=np.uint32)
+        if len(self._docs):
+            # Each term's block moves by as much as the blocks before it grew.
+            places = np.repeat(offsets[: len(held)] - self._offsets[:-1], held)
+            places += np.arange(len(self._docs), dtype=np.int64)
+            docs[places], counts[places] = self._docs, self._counts
+            del places
+        for term, more in appended.docs.items():
+            index = vocabulary[term]
+            start = int(offsets[index]) + (int(held[index]) if index < len(held) else 0)
+            docs[start : start + len(more)] = np.frombuffer(more, dtype=np.int32)
+            counts[start : start + len(more)] = np.frombuffer(
+                appended.counts[term], dtype=np.uint32
+            )
+        self._vocabulary, self._offsets, self._docs, self._counts = (
+            vocabulary,
+            offsets,
+            docs,
+            counts,
+        )
+        self._appended = _Appended()
+        trim_heap()
+
+    # --- reading
+
+    @property
+    def memories(self) -> int:
+        return self._ids.size
+
+    def frequency(self, term: str) -> int:
+        """How many memories hold the term (title, text or file paths)."""
+        with self._lock:
+            return self._frequency(term)
+
+    def _frequency(self, term: str) -> int:
+        index = self._vocabulary.get(term)
+        laid_out = 0 if index is None else int(self._offsets[index + 1] - self._offsets[index])
+        return laid_out + len(self._appended.docs.get(term, ()))
+
+    def _postings(self, term: str) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.uint32]]:
+        index = self._vocabulary.get(term)
+        docs = np.zeros(0, dtype=np.int32)
+        counts = np.zeros(0, dtype=np.uint32)
+        if index is not None:
+            start, end = self._offsets[index], self._offsets[index + 1]
+            docs, counts = self._docs[start:end], self._counts[start:end]
+        appended = self._appended.docs.get(term)
+        if appended:
+            docs = np.concatenate([docs, np.frombuffer(appended, dtype=np.int32)])
+            more = np.frombuffer(self._appended.counts[term], dtype=np.uint32)
+            counts = np.concatenate([counts, more])
+        return docs, counts
+
+    def _length_norms(self) -> Floats:
+        """k1 (1 - b + b D / avgdl) for every memory: the part of bm25's denominator FTS5
+        computes from the row's size D, in FTS5's order of operations."""
+        memories = self._ids.size
+        if self._norms is None or self._norms[0] != memories:
+            average = float(self._tokens) / float(memories)
+            norms = K1 * ((1 - B) + (B * self._sizes.view()) / average)
+            self._norms = (memories, norms)
+        return self._norms[1]
+
+    def score(
+        self, terms: Sequence[str], projects: Sequence[str] | None, *, every: bool = False
+    ) -> Matches:
+        """The memories holding one of the terms (every one, with `every`) in the projects of
+        those project terms (None: any), scored as FTS5's bm25 scores a match of the terms,
+        summed in this order."""
+        with self._lock:
+            memories = self._ids.size
+            if memories == 0 or not terms:
+                return Matches(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64))
+            norms = self._length_norms()
+            scores = np.zeros(memories, dtype=np.float64)
+            held = np.zeros(memories, dtype=np.int16) if every else None
+            for term in terms:
+                docs, counts = self._postings(term)
+                hits = len(docs)
+                idf = math.log((memories - hits + 0.5) / (hits + 0.5))
+                idf = MIN_IDF if idf <= 0.0 else idf
+                frequency = counts.astype(np.float64)
+                scores[docs] += idf * ((frequency * (K1 + 1.0)) / (frequency + norms[docs]))
+                if held is not None:
+                    held[docs] += 1
+            found = (
+                np.flatnonzero(scores > 0.0) if held is None else np.flatnonzero(held == len(terms))
+            )
+            if projects is not None:
+                allowed = np.zeros(len(self._project_codes), dtype=np.bool_)
+                allowed[[self._project_codes[p] for p in projects if p in self._project_codes]] = (
+                    True
+                )
+                found = found[allowed[self._projects.view()[found]]]
+            return Matches(self._ids.view()[found].copy(), scores[found])
+
+
+def _varints(blob: bytes) -> Iterator[int]:
+    """The integers of an FTS5 docsize record (SQLite varints, one per column)."""
+    value, position = 0, 0
+    while position < len(blob):
+        byte = blob[position]
+        position += 1
+        value = (value << 7) | (byte & 0x7F)
+        if byte < 0x80:
+            yield value
+            value = 0
+
+
+# --- one copy per store file, kept up to date
+
+
+@dataclass(slots=True)
+class _Store:
+    path: str
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    postings: Postings | None = None
+    building: bool = False
+    counted_at: float = -math.inf
+    connection: sqlite3.Connection | None = None
+
+    def connect(self) -> sqlite3.Connection:
+        """The store's own connection (caller holds the lock)."""
+        if self.connection is None:
+            self.connection = _connect(self.path)
+        return self.connection
+
+
+_STORES: dict[str, _Store] = {}
+_STORES_LOCK = threading.Lock()
+
+
+def postings_for(session: Session) -> Postings | None:
+    """The store's postings, holding every memory row the session sees; None while there
+    are none (a small store, one being read, or rows the session has not committed)."""
+    store = _store(session)
+    if store is None:
+        return None
+    postings = store.postings
+    if postings is None:
+        _start_building(store)
+        return None
+    seen = driver.scalar(session, "SELECT max(id) FROM memories_fts_docsize") or 0
+    if seen == postings.last_id:
+        return postings
+    with store.lock:
+        if store.postings is not postings:
+            return None
+        if seen > postings.last_id:
+            postings.catch_up(store.connect())
+            return postings if postings.last_id >= seen else None
+        # The session began before later rows were committed, or the store was replaced by
+        # a smaller one (a restore): then the copy is read again.
+        if _last_id(store.connect()) >= postings.last_id:
+            return postings
+        store.postings = None
+    _start_building(store)
+    return None
+
+
+def build(session: Session, *, minimum: int = MIN_MEMORIES) -> Postings | None:
+    """Read the store's postings now when it holds at least `minimum` memories, and keep
+    them (for benchmarks and tests; the hub reads them in the background)."""
+    store = _store(session)
+    if store is None:
+        return None
+    postings = _read(store.path, minimum)
+    with store.lock:
+        store.postings = postings
+    return postings
+
+
+def start(session: Session) -> None:
+    """Begin reading the store's postings in the background when it is large enough."""
+    postings_for(session)
+
+
+def held_memories(session: Session) -> int:
+    """How many memories the store's postings hold (0 when there are none)."""
+    store = _store(session)
+    postings = store.postings if store is not None else None
+    return postings.memories if postings is not None else 0
+
+
+def forget(session: Session) -> None:
+    """Drop the store's postings: FTS5 ranks alone until a search reads them again."""
+    path = _store_path(session)
+    with _STORES_LOCK:
+        store = _STORES.pop(path, None) if path is not None else None
+    if store is not None:
+        with store.lock:
+            if store.connection is not None:
+                store.connection.close()
+                store.connection = None
+
+
+def _store(session: Session) -> _Store | None:
+    path = _store_path(session)
+    if path is None:
+        return None
+    with _STORES_LOCK:
+        return _STORES.setdefault(path, _Store(path))
+
+
+def _store_path(session: Session) -> str | None:
+    url = session.get_bind().engine.url
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+        return None
+    return str(url.database)
+
+
+def _connect(path: str) -> sqlite3.Connection:
+    connection = sqlite3.connect(path, timeout=10.0, check_same_thread=False)
+    connection.isolation_level = None  # each statement reads what is committed
+    connection.execute("PRAGMA query_only=ON")
+    return connection
+
+
+def _last_id(connection: sqlite3.Connection) -> int:
+    found = connection.execute("SELECT max(id) FROM memories_fts_docsize").fetchone()
+    return int(found[0] or 0)
+
+
+def _start_building(store: _Store) -> None:
+    with store.lock:
+        now = time.monotonic()
+        if store.building or store.postings is not None or now - store.counted_at < RECOUNT_SECONDS:
+            return
+        store.building, store.counted_at = True, now
+    threading.Thread(target=_build_in_background, args=(store,), daemon=True).start()
+
+
+def _build_in_background(store: _Store) -> None:
+    try:
+        postings = _read(store.path, MIN_MEMORIES)
+        with store.lock:
+            if store.postings is None:
+                store.postings = postings
+    except sqlite3.Error:
+        logger.exception("the search index could not be read into memory; FTS5 ranks alone")
+    finally:
+        store.building = False
+
+
+def _read(path: str, minimum: int) -> Postings | None:
+    """New postings of every row, when the index holds at least `minimum` memories."""
+    connection = _connect(path)
+    try:
+        count = connection.execute("SELECT count(*) FROM memories_fts_docsize").fetchone()[0]
+        if count < minimum:
+            return None
+        postings = Postings()
+        postings.catch_up(connection)
+        return postings
+    finally:
+        connection.close()

@@ -1,0 +1,169 @@
+"""Postings held in memory rank a large SQLite store exactly as FTS5 does (bm25 over every
+match, the same numbers bit for bit), follow what is saved after they were read, and step
+aside for rows a session has not committed and for a store replaced by a smaller one."""
+
+import random
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from aletheia_hub.app import create_app
+from aletheia_hub.settings import Settings
+from aletheia_hub.store.db import Database
+from aletheia_hub.store.search import SearchQuery, postings, search
+from aletheia_hub.store.search.engine import holding_every_term, rank_every_match
+from aletheia_hub.store.search.postings import held_memories
+from tests.conftest import prefill_store
+from tests.helpers import McpHttpClient
+from tests.hub.store.bulk import NewMemory, save_many, store_on
+from tests.hub.store.test_search_exactness import generated, questions, vocabulary
+
+
+@pytest.fixture(scope="module")
+def generated_store(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[Database, list[SearchQuery]]]:
+    rng = random.Random(20261201)
+    common, middling, rare = vocabulary(rng)
+    with store_on("sqlite", tmp_path_factory.mktemp("postings")) as database:
+        with database.write_session() as session:
+            save_many(session, generated(rng, common, middling, rare))
+        yield database, questions(rng, common, middling, rare)
+
+
+@pytest.fixture
+def held(generated_store: tuple[Database, list[SearchQuery]]) -> Iterator[Database]:
+    """The generated store with its postings read (whatever its size); dropped afterwards."""
+    database, _ = generated_store
+    with database.read_session() as session:
+        assert postings.build(session, minimum=0) is not None
+    try:
+        yield database
+    finally:
+        with database.read_session() as session:
+            postings.forget(session)
+
+
+def ranked(hits: list) -> list[tuple[int, float | None]]:
+    return [(hit.id, hit.keyword_score) for hit in hits]
+
+
+def test_postings_rank_exactly_as_fts5_scores_every_match(
+    generated_store: tuple[Database, list[SearchQuery]], held: Database
+) -> None:
+    _, queries = generated_store
+    differences, ranked_queries = [], 0
+    for query in queries:
+        with held.read_session() as session:
+            found = search(session=session, query=query).memories
+            expected = rank_every_match(session=session, query=query)
+        ranked_queries += bool(expected)
+        if ranked(found) != ranked(expected):
+            differences.append((query, ranked(found)[:3], ranked(expected)[:3]))
+    assert not differences, differences[:3]
+    assert ranked_queries >= len(queries) // 2
+
+
+def test_memories_holding_every_word_rank_as_fts5_ranks_them(
+    generated_store: tuple[Database, list[SearchQuery]],
+) -> None:
+    database, queries = generated_store
+    # Words of one memory's title, so that at least that memory holds them all.
+    with database.read_session() as session:
+        titles = [hit.title for hit in search(session=session, query=queries[0]).memories]
+        titles += [hit.title for hit in search(session=session, query=queries[1]).memories]
+    several = [
+        SearchQuery(text=" ".join(title.split()[:-1][:3]), projects=projects, limit=20)
+        for title in titles
+        if len(set(title.split()[:-1][:3])) >= 2
+        for projects in (None, ["shop"])
+    ]
+    with database.read_session() as session:
+        expected = [holding_every_term(session=session, query=q, limit=20) for q in several]
+        postings.build(session, minimum=0)
+    try:
+        with database.read_session() as session:
+            found = [holding_every_term(session=session, query=q, limit=20) for q in several]
+    finally:
+        with database.read_session() as session:
+            postings.forget(session)
+    assert [ranked(hits) for hits in found] == [ranked(hits) for hits in expected]
+    assert sum(1 for hits in expected if hits) >= 6
+
+
+def test_a_memory_saved_after_the_postings_were_read_is_found(held: Database) -> None:
+    with held.read_session() as session:
+        before = held_memories(session)
+    with held.write_session() as session:
+        (new_id,) = save_many(session, [NewMemory("shop", "zyxwo quartz", "saved later")])
+    with held.read_session() as session:
+        hits = search(session=session, query=SearchQuery(text="zyxwo")).memories
+        assert [hit.id for hit in hits] == [new_id]
+        assert held_memories(session) == before + 1
+        assert hits == rank_every_match(session=session, query=SearchQuery(text="zyxwo"))
+
+
+def test_rows_a_session_has_not_committed_are_searched_without_the_postings(
+    held: Database,
+) -> None:
+    with held.write_session() as session:
+        (new_id,) = save_many(session, [NewMemory("shop", "qwvutsr draft", "not yet committed")])
+        hits = search(session=session, query=SearchQuery(text="qwvutsr")).memories
+        assert [hit.id for hit in hits] == [new_id]
+        assert postings.postings_for(session) is None
+    with held.read_session() as session:
+        assert postings.postings_for(session) is not None  # committed now: caught up
+
+
+def test_a_store_replaced_by_a_smaller_one_drops_its_postings(tmp_path: Path) -> None:
+    with store_on("sqlite", tmp_path) as database:
+        with database.write_session() as session:
+            save_many(session, [NewMemory("shop", f"early plum {n}", "first") for n in range(30)])
+        backup = sqlite3.connect(tmp_path / "smaller.db")
+        with sqlite3.connect(tmp_path / "search.db") as live:
+            live.backup(backup)
+        with database.write_session() as session:
+            save_many(session, [NewMemory("shop", f"later plum {n}", "second") for n in range(30)])
+        with database.read_session() as session:
+            assert postings.build(session, minimum=0) is not None
+        try:
+            with sqlite3.connect(tmp_path / "search.db") as live:
+                backup.backup(live)  # a restore of the smaller store, in place
+            backup.close()
+            with database.read_session() as session:
+                hits = search(session=session, query=SearchQuery(text="plum", limit=100))
+                assert len(hits.memories) == 30
+                assert all("early" in hit.title for hit in hits.memories)
+                assert held_memories(session) == 0
+        finally:
+            with database.read_session() as session:
+                postings.forget(session)
+
+
+def test_the_hub_reads_a_large_stores_postings_by_itself_and_searches_with_them(
+    tmp_path: Path, sqlite_template: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(postings, "MIN_MEMORIES", 3)  # "large" for this test
+    monkeypatch.setattr(postings, "RECOUNT_SECONDS", 0.0)
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'hub.db'}", data_dir=tmp_path)
+    prefill_store(sqlite_template, settings.resolved_database_url())
+    with TestClient(create_app(settings), base_url="http://127.0.0.1") as http:
+        mcp = McpHttpClient(http, "/mcp", project="shop", tool="tests")
+        mcp.initialize()
+        for text in ("plum tart recipe", "plum jam and plum tart", "apple pie", "pear tart"):
+            mcp.text("save_memory", {"text": text, "title": text})
+        before = mcp.text("search", {"query": "plum tart", "mode": "keyword"})
+        deadline = time.monotonic() + 30
+        while "aletheia_search_postings_memories 4" not in http.get("/metrics").text:
+            assert time.monotonic() < deadline, "the hub read no postings"
+            mcp.text("search", {"query": "plum", "mode": "keyword"})  # starts the reading
+            time.sleep(0.05)
+        after = mcp.text("search", {"query": "plum tart", "mode": "keyword"})
+        assert after == before
+        assert after.index("plum jam") < after.index("plum tart recipe") < after.index("pear")
+        with Database(settings.resolved_database_url()).read_session() as session:
+            postings.forget(session)
