@@ -167,3 +167,28 @@ def test_the_hub_reads_a_large_stores_postings_by_itself_and_searches_with_them(
         assert after.index("plum jam") < after.index("plum tart recipe") < after.index("pear")
         with Database(settings.resolved_database_url()).read_session() as session:
             postings.forget(session)
+
+
+@pytest.mark.parametrize("laid_out", [False, True])
+def test_counts_too_large_for_a_byte_score_as_fts5_scores_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, laid_out: bool
+) -> None:
+    if laid_out:  # the third memory is merged into the arrays as soon as it is read
+        monkeypatch.setattr(postings, "RELAYOUT_MIN", 0)
+    texts = ["plum " * 300, "plum tart", "plum " * 70 + "jam"]  # weighted counts 300+, 1, 70
+    with store_on("sqlite", tmp_path) as database:
+        with database.write_session() as session:
+            save_many(session, [NewMemory("shop", "plum", text) for text in texts[:2]])
+        with database.read_session() as session:
+            assert postings.build(session, minimum=0) is not None
+        try:
+            with database.write_session() as session:
+                save_many(session, [NewMemory("shop", "plum", texts[2])])
+            query = SearchQuery(text="plum jam tart")
+            with database.read_session() as session:
+                found = search(session=session, query=query).memories
+                assert ranked(found) == ranked(rank_every_match(session=session, query=query))
+                assert len(found) == 3
+        finally:
+            with database.read_session() as session:
+                postings.forget(session)

@@ -7,8 +7,8 @@ with FTS5's own formula, constants and order of operations, so that each score i
 FTS5's bm25() gives for the row, bit for bit (see sqlite_backend.MEMORY_RANK).
 
 Only stores of at least MIN_MEMORIES memories get one: below that FTS5 ranks every match in a
-couple of milliseconds, and the arrays would only add to the hub's memory (about 8 bytes per
-distinct term of a memory: 40 MB for 100,000 memories of 80 words). It is built in the
+couple of milliseconds, and the arrays would only add to the hub's memory (5 to 6 bytes per
+distinct term of a memory: 29 MB for 100,000 memories of 80 words). It is built in the
 background the first time such a store is searched; until then search uses FTS5 alone.
 Rows are never removed from the index, so the copy follows it by reading the rows above the
 last one it holds, on a connection of its own that sees committed rows only.
@@ -116,7 +116,8 @@ class Postings:
         self._vocabulary: dict[str, int] = {}
         self._offsets: Ints = np.zeros(1, dtype=np.int64)
         self._docs: npt.NDArray[np.int32] = np.zeros(0, dtype=np.int32)  # memory positions
-        self._counts: npt.NDArray[np.uint32] = np.zeros(0, dtype=np.uint32)
+        # Weighted counts, in the narrowest unsigned type that holds the largest.
+        self._counts: npt.NDArray[np.unsignedinteger[Any]] = np.zeros(0, dtype=np.uint8)
         self._appended = _Appended()
         self._ids = _Growing(np.zeros(0, dtype=np.int64))
         self._sizes = _Growing(np.zeros(0, dtype=np.float64))  # tokens, every column
@@ -195,7 +196,11 @@ class Postings:
         offsets = np.zeros(len(vocabulary) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
         docs = np.empty(int(offsets[-1]), dtype=np.int32)
-        counts = np.empty(int(offsets[-1]), dtype=np.uint32)
+        largest = max(
+            [int(self._counts.max(initial=0))]
+            + [int(np.frombuffer(more, np.uint32).max()) for more in appended.counts.values()]
+        )
+        counts = np.empty(int(offsets[-1]), dtype=np.min_scalar_type(largest))
         if len(self._docs):
             # Each term's block moves by as much as the blocks before it grew.
             places = np.repeat(offsets[: len(held)] - self._offsets[:-1], held)
@@ -216,6 +221,7 @@ class Postings:
             counts,
         )
         self._appended = _Appended()
+        del appended  # its arrays are freed before the heap is trimmed
         trim_heap()
 
     # --- reading
@@ -234,10 +240,12 @@ class Postings:
         laid_out = 0 if index is None else int(self._offsets[index + 1] - self._offsets[index])
         return laid_out + len(self._appended.docs.get(term, ()))
 
-    def _postings(self, term: str) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.uint32]]:
+    def _postings(
+        self, term: str
+    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.unsignedinteger[Any]]]:
         index = self._vocabulary.get(term)
         docs = np.zeros(0, dtype=np.int32)
-        counts = np.zeros(0, dtype=np.uint32)
+        counts: npt.NDArray[np.unsignedinteger[Any]] = np.zeros(0, dtype=np.uint8)
         if index is not None:
             start, end = self._offsets[index], self._offsets[index + 1]
             docs, counts = self._docs[start:end], self._counts[start:end]
