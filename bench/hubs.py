@@ -12,8 +12,13 @@ from typing import Final
 
 import httpx
 
+from aletheia_hub.store.db import Database
+from aletheia_hub.store.search import postings
+
 BIN: Final = Path(sys.executable).parent
 READY_SECONDS: Final = 60
+POSTINGS_SECONDS: Final = 120
+POSTINGS_GAUGE: Final = "aletheia_search_postings_memories "
 
 
 @contextlib.contextmanager
@@ -47,3 +52,36 @@ def _ready(url: str) -> bool:
     with contextlib.suppress(httpx.TransportError):
         return httpx.get(url, timeout=1.0).status_code == 200
     return False
+
+
+def read_postings(store: str) -> float | None:
+    """Read the store's postings into this process (see postings): seconds taken, or None
+    when the store is too small to get them."""
+    db = Database(store)
+    try:
+        with db.read_session() as session:
+            start = time.perf_counter()
+            held = postings.build(session)
+            return time.perf_counter() - start if held is not None else None
+    finally:
+        db.dispose()
+
+
+def wait_for_postings(mcp_url: str, store: str) -> None:
+    """Until the hub at mcp_url holds its store's postings, when the store is large enough
+    to get them: searches are timed as they run once the hub is settled."""
+    db = Database(store)
+    try:
+        with db.read_session() as session:
+            count = session.connection().exec_driver_sql("SELECT count(*) FROM memories")
+            large = db.is_sqlite and count.scalar_one() >= postings.MIN_MEMORIES
+    finally:
+        db.dispose()
+    deadline = time.monotonic() + POSTINGS_SECONDS
+    while large:
+        lines = httpx.get(mcp_url.removesuffix("/mcp") + "/metrics").text.splitlines()
+        if any(line.startswith(POSTINGS_GAUGE) and float(line.split()[-1]) > 0 for line in lines):
+            return
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the hub read no postings in {POSTINGS_SECONDS} s")
+        time.sleep(0.2)

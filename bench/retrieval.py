@@ -48,7 +48,7 @@ from unittest.mock import patch
 
 import httpx
 from alembic.script import ScriptDirectory
-from hubs import running_hub
+from hubs import read_postings, running_hub, wait_for_postings
 from retrieval_data import BASE_SIZE, KINDS, Corpus, Question, build_corpus
 
 from aletheia_hub.embed.hybrid import hybrid_search
@@ -314,6 +314,7 @@ def evaluate(
         semantic = embedded(db) if set(args.modes) - {"keyword"} else "not asked for"
         for via in args.via:
             if via == "store":
+                read_postings(f"sqlite:///{path}")
                 make = functools.partial(store_search, db, semantic)
             else:
                 url = stack.enter_context(
@@ -322,6 +323,7 @@ def evaluate(
                         path.parent,
                     )
                 )
+                wait_for_postings(url, f"sqlite:///{path}")
                 client = stack.enter_context(httpx.Client(headers=HEADERS, timeout=60.0))
                 make = functools.partial(http_search, connect(client, url))
             keyword = make("keyword", probes[0])

@@ -33,14 +33,14 @@ from unittest.mock import patch
 
 import httpx
 import psycopg
-from hubs import running_hub
+from hubs import read_postings, running_hub, wait_for_postings
 from sqlalchemy.engine import make_url
 
 from aletheia_hub.clock import now_ms
 from aletheia_hub.store import memories
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import upgrade_to_head
-from aletheia_hub.store.search import SearchQuery, postings, search
+from aletheia_hub.store.search import SearchQuery, search
 from aletheia_hub.store.search.engine import rank_every_match
 from aletheia_hub.store.search.model import Order
 
@@ -52,7 +52,6 @@ WARMUP: Final = 20
 VOCABULARY: Final = 3_000
 RANKS: Final = ((20, 60), (60, 600), (1000, VOCABULARY))  # common, middling, rare words
 SAVES: Final = 1_000
-POSTINGS_WAIT_SECONDS: Final = 120
 # Word lists as text, split below (as in terms.py). Stop words lead the Zipf ranks, then dev
 # words and tool names interleaved, then made-up words up to VOCABULARY.
 _PROJECT_TEXT: Final = """web-app api billing infra mobile auth search payments analytics docs
@@ -187,18 +186,6 @@ def timed(run: Callable[[Any], None], warmup: list[Any], items: list[Any]) -> li
     return samples
 
 
-def read_postings(url: str) -> float | None:
-    """Seconds taken to read the store's postings into memory; None when it gets none."""
-    db = Database(url)
-    try:
-        with db.read_session() as session:
-            start = time.perf_counter()
-            held = postings.build(session)
-            return time.perf_counter() - start if held is not None else None
-    finally:
-        db.dispose()
-
-
 def store_path(url: str, queries: list[Probe]) -> list[float]:
     db = Database(url)
 
@@ -282,31 +269,11 @@ def http_paths(
     run = now_ms()  # distinct texts even when a cached corpus is reused
     saves = [corpus.memory(f"bench {run}.{n}: ") for n in range(SAVES + WARMUP)]
     with keyword_hub(store, folder) as url, httpx.Client(headers=HEADERS, timeout=30.0) as client:
-        wait_for_postings(client, url.removesuffix("/mcp"), store)
+        wait_for_postings(url, store)
         call = connect(client, url)
         searched = timed(lambda probe: call("search", probe.arguments()), queries[:WARMUP], queries)
         saved = timed(lambda fields: call("save_memory", fields), saves[SAVES:], saves[:SAVES])
     return searched, saved
-
-
-def wait_for_postings(client: httpx.Client, base: str, store: str) -> None:
-    """Until the hub holds its store's postings in memory, when the store is that large."""
-    db = Database(store)
-    try:
-        with db.read_session() as session:
-            count = session.connection().exec_driver_sql("SELECT count(*) FROM memories")
-            large = store.startswith("sqlite") and count.scalar_one() >= postings.MIN_MEMORIES
-    finally:
-        db.dispose()
-    deadline = time.monotonic() + POSTINGS_WAIT_SECONDS
-    while large and time.monotonic() < deadline:
-        gauge = "aletheia_search_postings_memories "
-        lines = client.get(f"{base}/metrics").text.splitlines()
-        if any(line.startswith(gauge) and float(line.split()[-1]) > 0 for line in lines):
-            return
-        time.sleep(0.2)
-    if large:
-        raise RuntimeError(f"the hub read no postings in {POSTINGS_WAIT_SECONDS} s")
 
 
 def row(size: int, name: str, samples: list[float], note: str = "") -> str:
