@@ -22,6 +22,7 @@ import sqlite3
 import threading
 import time
 from array import array
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -101,10 +102,10 @@ class _Growing:
 
 @dataclass(slots=True)
 class _Appended:
-    """Postings of the memories read since the arrays were laid out, per term."""
+    """Postings of the memories read since the arrays were laid out: per term, the memories'
+    positions and weighted counts."""
 
-    docs: dict[str, array[int]] = field(default_factory=dict)
-    counts: dict[str, array[int]] = field(default_factory=dict)
+    postings: dict[str, tuple[array[int], array[int]]] = field(default_factory=dict)
     memories: int = 0
 
 
@@ -155,21 +156,17 @@ class Postings:
         appended, first = self._appended, self._ids.size
         ids, sizes, projects = [], [], []
         for position, (rowid, project, title, body, files, size) in enumerate(rows, start=first):
-            counts: dict[str, int] = {}
-            for weight, column in (
-                (TITLE_WEIGHT, title),
-                (BODY_WEIGHT, body),
-                (FILES_WEIGHT, files),
-            ):
-                for term in column.split():
-                    counts[term] = counts.get(term, 0) + weight
+            counts = Counter(body.split())  # BODY_WEIGHT is 1: counted in C
+            for term in title.split():
+                counts[term] += TITLE_WEIGHT
+            for term in files.split():
+                counts[term] += FILES_WEIGHT
             for term, count in counts.items():
-                docs = appended.docs.get(term)
-                if docs is None:
-                    docs = appended.docs[term] = array("i")
-                    appended.counts[term] = array("I")
-                docs.append(position)
-                appended.counts[term].append(count)
+                held = appended.postings.get(term)
+                if held is None:
+                    held = appended.postings[term] = (array("i"), array("I"))
+                held[0].append(position)
+                held[1].append(count)
             ids.append(rowid)
             tokens = sum(_varints(size))
             sizes.append(tokens)
@@ -186,19 +183,19 @@ class Postings:
         in memory order)."""
         appended = self._appended
         vocabulary = dict(self._vocabulary)
-        for term in appended.docs:
+        for term in appended.postings:
             vocabulary.setdefault(term, len(vocabulary))
         held = np.diff(self._offsets)
         lengths = np.zeros(len(vocabulary), dtype=np.int64)
         lengths[: len(held)] = held
-        for term, more in appended.docs.items():
+        for term, (more, _) in appended.postings.items():
             lengths[vocabulary[term]] += len(more)
         offsets = np.zeros(len(vocabulary) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
         docs = np.empty(int(offsets[-1]), dtype=np.int32)
         largest = max(
             [int(self._counts.max(initial=0))]
-            + [int(np.frombuffer(more, np.uint32).max()) for more in appended.counts.values()]
+            + [int(np.frombuffer(more, np.uint32).max()) for _, more in appended.postings.values()]
         )
         counts = np.empty(int(offsets[-1]), dtype=np.min_scalar_type(largest))
         if len(self._docs):
@@ -207,13 +204,11 @@ class Postings:
             places += np.arange(len(self._docs), dtype=np.int64)
             docs[places], counts[places] = self._docs, self._counts
             del places
-        for term, more in appended.docs.items():
+        for term, (more, more_counts) in appended.postings.items():
             index = vocabulary[term]
             start = int(offsets[index]) + (int(held[index]) if index < len(held) else 0)
             docs[start : start + len(more)] = np.frombuffer(more, dtype=np.int32)
-            counts[start : start + len(more)] = np.frombuffer(
-                appended.counts[term], dtype=np.uint32
-            )
+            counts[start : start + len(more)] = np.frombuffer(more_counts, dtype=np.uint32)
         self._vocabulary, self._offsets, self._docs, self._counts = (
             vocabulary,
             offsets,
@@ -238,7 +233,8 @@ class Postings:
     def _frequency(self, term: str) -> int:
         index = self._vocabulary.get(term)
         laid_out = 0 if index is None else int(self._offsets[index + 1] - self._offsets[index])
-        return laid_out + len(self._appended.docs.get(term, ()))
+        appended = self._appended.postings.get(term)
+        return laid_out + (len(appended[0]) if appended is not None else 0)
 
     def _postings(
         self, term: str
@@ -249,11 +245,10 @@ class Postings:
         if index is not None:
             start, end = self._offsets[index], self._offsets[index + 1]
             docs, counts = self._docs[start:end], self._counts[start:end]
-        appended = self._appended.docs.get(term)
-        if appended:
-            docs = np.concatenate([docs, np.frombuffer(appended, dtype=np.int32)])
-            more = np.frombuffer(self._appended.counts[term], dtype=np.uint32)
-            counts = np.concatenate([counts, more])
+        appended = self._appended.postings.get(term)
+        if appended is not None:
+            docs = np.concatenate([docs, np.frombuffer(appended[0], dtype=np.int32)])
+            counts = np.concatenate([counts, np.frombuffer(appended[1], dtype=np.uint32)])
         return docs, counts
 
     def _length_norms(self) -> Floats:
