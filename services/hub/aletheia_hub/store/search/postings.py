@@ -46,8 +46,9 @@ READ_BATCH: Final = 5_000
 RELAYOUT_SHARE: Final = 8
 RELAYOUT_MIN: Final = 2_000
 
-# bm25 as FTS5 computes it (fts5_aux.c): k1, b, and the weights of the columns matched
-# (title, body, files; the project column weighs nothing).
+# bm25 as FTS5 computes it (fts5_aux.c): k1, b, the floor of idf (for words in more than
+# half of the rows), and the weights search gives the columns matched (title, body, files;
+# the project column weighs nothing).
 K1: Final = 1.2
 B: Final = 0.75
 MIN_IDF: Final = 1e-6

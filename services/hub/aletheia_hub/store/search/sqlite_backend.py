@@ -19,13 +19,19 @@ from aletheia_hub.store.search.filters import (
 )
 from aletheia_hub.store.search.maxscore import Over, QueryTerm
 from aletheia_hub.store.search.model import FactHit, MemoryHit, SearchQuery
-from aletheia_hub.store.search.postings import Matches, postings_for
+from aletheia_hub.store.search.postings import (
+    BODY_WEIGHT,
+    FILES_WEIGHT,
+    K1,
+    MIN_IDF,
+    TITLE_WEIGHT,
+    Matches,
+    postings_for,
+)
 from aletheia_hub.store.search.terms import index_terms, project_term
 
-# bm25 column weights: project_term, title, body, files.
-MEMORY_RANK = "bm25(memories_fts, 0.0, 4.0, 1.0, 2.0)"
-BM25_K1: Final = 1.2  # FTS5's constant
-MIN_IDF: Final = 1e-6  # FTS5's floor for words in more than half of the rows
+# bm25 column weights: project_term, title, body, files (postings weigh them alike).
+MEMORY_RANK = f"bm25(memories_fts, 0.0, {TITLE_WEIGHT:.1f}, {BODY_WEIGHT:.1f}, {FILES_WEIGHT:.1f})"
 BOUND_MARGIN: Final = 1 + 1e-9  # covers rounding in summed scores
 FACT_RANK = "bm25(facts_fts, 0.0, 1.0)"
 SHORTLIST_MIN = 60
@@ -120,7 +126,7 @@ def term_bounds(
     for frequency in frequencies:
         rows = max(corpus, frequency)
         idf = max(math.log((rows - frequency + 0.5) / (frequency + 0.5)), MIN_IDF)
-        bounds.append((BM25_K1 + 1) * idf * BOUND_MARGIN)
+        bounds.append((K1 + 1) * idf * BOUND_MARGIN)
     return bounds
 
 
