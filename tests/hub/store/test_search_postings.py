@@ -4,8 +4,9 @@ aside for rows a session has not committed and for a store replaced by a smaller
 
 import random
 import sqlite3
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -189,6 +190,59 @@ def test_counts_too_large_for_a_byte_score_as_fts5_scores_them(
                 found = search(session=session, query=query).memories
                 assert ranked(found) == ranked(rank_every_match(session=session, query=query))
                 assert len(found) == 3
+        finally:
+            with database.read_session() as session:
+                postings.forget(session)
+
+
+def test_searches_beside_saves_in_other_threads_stay_exact(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(postings, "RELAYOUT_MIN", 16)  # lay out again while searches run
+    words = ("plum", "tart", "jam", "pear", "fig")
+    with store_on("sqlite", tmp_path) as database:
+        with database.write_session() as session:
+            save_many(
+                session, [NewMemory("shop", f"{w} seed {n}", w) for n in range(20) for w in words]
+            )
+        with database.read_session() as session:
+            assert postings.build(session, minimum=0) is not None
+        failures: list[BaseException] = []
+
+        def save() -> None:
+            for n in range(60):
+                with database.write_session() as session:
+                    text = f"{words[n % 5]} {words[n % 5]}"
+                    save_many(session, [NewMemory("shop", f"plum late {n}", text)])
+
+        def search_often() -> None:
+            for n in range(60):
+                with database.read_session() as session:
+                    search(session=session, query=SearchQuery(text=f"{words[n % 5]} tart"))
+
+        def reporting(work: Callable[[], None]) -> Callable[[], None]:
+            def run() -> None:
+                try:
+                    work()
+                except BaseException as error:  # the test's thread reports it
+                    failures.append(error)
+
+            return run
+
+        threads = [threading.Thread(target=reporting(save))]
+        threads += [threading.Thread(target=reporting(search_often)) for _ in range(3)]
+        try:
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            assert not failures, failures[:1]
+            with database.read_session() as session:
+                assert held_memories(session) == 160
+                for word in words:
+                    query = SearchQuery(text=f"{word} late tart", limit=50)
+                    found = search(session=session, query=query).memories
+                    assert ranked(found) == ranked(rank_every_match(session=session, query=query))
         finally:
             with database.read_session() as session:
                 postings.forget(session)
