@@ -2,6 +2,7 @@
 match, the same numbers bit for bit), follow what is saved after they were read, and step
 aside for rows a session has not committed and for a store replaced by a smaller one."""
 
+import dataclasses
 import random
 import sqlite3
 import threading
@@ -94,6 +95,28 @@ def test_memories_holding_every_word_rank_as_fts5_ranks_them(
             postings.forget(session)
     assert [ranked(hits) for hits in found] == [ranked(hits) for hits in expected]
     assert sum(1 for hits in expected if hits) >= 6
+
+
+def test_searches_by_date_find_what_fts5_finds_in_the_same_order(
+    generated_store: tuple[Database, list[SearchQuery]],
+) -> None:
+    database, queries = generated_store
+    dated = [
+        dataclasses.replace(query, order=order)
+        for query, order in zip(queries, ["date_desc", "date_asc"] * len(queries), strict=False)
+    ]
+    with database.read_session() as session:
+        expected = [search(session=session, query=query).memories for query in dated]
+        postings.build(session, minimum=0)
+    try:
+        with database.read_session() as session:
+            found = [search(session=session, query=query).memories for query in dated]
+    finally:
+        with database.read_session() as session:
+            postings.forget(session)
+    assert found == expected
+    assert all(hit.keyword_score is None for hits in found for hit in hits)
+    assert sum(1 for hits in expected if len(hits) == 10) >= len(dated) // 3
 
 
 def test_a_memory_saved_after_the_postings_were_read_is_found(held: Database) -> None:
@@ -243,6 +266,26 @@ def test_searches_beside_saves_in_other_threads_stay_exact(
                     query = SearchQuery(text=f"{word} late tart", limit=50)
                     found = search(session=session, query=query).memories
                     assert ranked(found) == ranked(rank_every_match(session=session, query=query))
+        finally:
+            with database.read_session() as session:
+                postings.forget(session)
+
+
+def test_memories_saved_at_the_same_moment_come_by_id_in_the_dates_direction(
+    tmp_path: Path,
+) -> None:
+    with store_on("sqlite", tmp_path) as database:
+        with database.write_session() as session:
+            ids = save_many(session, [NewMemory("shop", f"plum {n}", "jam") for n in range(12)])
+            session.connection().exec_driver_sql("UPDATE memories SET created_at_ms = 5")
+        with database.read_session() as session:
+            assert postings.build(session, minimum=0) is not None
+        try:
+            with database.read_session() as session:
+                for order, expected in (("date_desc", ids[::-1]), ("date_asc", ids)):
+                    query = SearchQuery(text="plum", order=order, limit=5, offset=3)
+                    found = search(session=session, query=query).memories
+                    assert [hit.id for hit in found] == expected[3:8]
         finally:
             with database.read_session() as session:
                 postings.forget(session)

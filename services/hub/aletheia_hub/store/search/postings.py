@@ -4,7 +4,8 @@ FTS5 scores each match of a query on its own, reading the row's size and term po
 about 0.85 us a match, so a word held by a third of 100,000 memories costs 30 ms. Here each
 term's postings (memory, weighted count) sit in arrays and numpy scores every match at once,
 with FTS5's own formula, constants and order of operations, so that each score is the number
-FTS5's bm25() gives for the row, bit for bit (see sqlite_backend.MEMORY_RANK).
+FTS5's bm25() gives for the row, bit for bit (see sqlite_backend.MEMORY_RANK). Each memory's
+date is kept too, for word searches ordered by date.
 
 Only stores of at least MIN_MEMORIES memories get one: below that FTS5 ranks every match in a
 couple of milliseconds, and the arrays would only add to the hub's memory (5 to 6 bytes per
@@ -62,13 +63,15 @@ Floats = npt.NDArray[np.float64]
 
 @dataclass(frozen=True, slots=True)
 class Matches:
-    """Memories matching a query, in no order: their ids and bm25 scores (higher is better)."""
+    """Memories matching a query, in no order: their ids and scores (higher is better)."""
 
     ids: Ints
     scores: Floats
+    # Among equal scores the newer memory (larger id) comes first, else the older.
+    newer_first: bool = True
 
     def best(self, count: int) -> Ints:
-        """Positions of the best `count` matches, best first: score, then the newer id (as
+        """Positions of the best `count` matches, best first: by score, then by id (as
         FTS5's "ORDER BY rank, rowid DESC" orders them)."""
         total = len(self.scores)
         if count < total:
@@ -77,7 +80,8 @@ class Matches:
             chosen = np.flatnonzero(self.scores >= kth)
         else:
             chosen = np.arange(total)
-        order = np.lexsort((-self.ids[chosen], -self.scores[chosen]))
+        ids = self.ids[chosen]
+        order = np.lexsort((-ids if self.newer_first else ids, -self.scores[chosen]))
         return chosen[order][:count]
 
 
@@ -124,6 +128,7 @@ class Postings:
         self._ids = _Growing(np.zeros(0, dtype=np.int64))
         self._sizes = _Growing(np.zeros(0, dtype=np.float64))  # tokens, every column
         self._projects = _Growing(np.zeros(0, dtype=np.int32))
+        self._created = _Growing(np.zeros(0, dtype=np.int64))  # created_at_ms
         self._project_codes: dict[str, int] = {}
         self._tokens = 0
         self._norms: tuple[int, Floats] | None = None  # (memories, k1 (1 - b + b D / avgdl))
@@ -137,8 +142,10 @@ class Postings:
         with self._lock:
             while True:
                 rows = connection.execute(
-                    "SELECT f.rowid, f.project_term, f.title, f.body, f.files, d.sz "
+                    "SELECT f.rowid, f.project_term, f.title, f.body, f.files, d.sz, "
+                    "coalesce(m.created_at_ms, 0) "
                     "FROM memories_fts AS f JOIN memories_fts_docsize AS d ON d.id = f.rowid "
+                    "LEFT JOIN memories AS m ON m.id = f.rowid "
                     "WHERE f.rowid > ? ORDER BY f.rowid LIMIT ?",
                     (self.last_id, READ_BATCH),
                 ).fetchall()
@@ -155,8 +162,9 @@ class Postings:
 
     def _append(self, rows: list[Any]) -> None:
         appended, first = self._appended, self._ids.size
-        ids, sizes, projects = [], [], []
-        for position, (rowid, project, title, body, files, size) in enumerate(rows, start=first):
+        ids, sizes, projects, created = [], [], [], []
+        for position, row in enumerate(rows, start=first):
+            rowid, project, title, body, files, size, created_at = row
             counts = Counter(body.split())  # BODY_WEIGHT is 1: counted in C
             for term in title.split():
                 counts[term] += TITLE_WEIGHT
@@ -173,10 +181,12 @@ class Postings:
             sizes.append(tokens)
             self._tokens += tokens
             projects.append(self._project_codes.setdefault(project, len(self._project_codes)))
+            created.append(created_at)
         appended.memories += len(rows)
         self._ids.extend(np.array(ids, dtype=np.int64))
         self._sizes.extend(np.array(sizes, dtype=np.float64))
         self._projects.extend(np.array(projects, dtype=np.int32))
+        self._created.extend(np.array(created, dtype=np.int64))
         self.last_id = int(ids[-1])
 
     def _lay_out(self) -> None:
@@ -269,31 +279,46 @@ class Postings:
         those project terms (None: any), scored as FTS5's bm25 scores a match of the terms,
         summed in this order."""
         with self._lock:
-            memories = self._ids.size
-            if memories == 0 or not terms:
-                return Matches(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64))
-            norms = self._length_norms()
-            scores = np.zeros(memories, dtype=np.float64)
-            held = np.zeros(memories, dtype=np.int16) if every else None
-            for term in terms:
-                docs, counts = self._postings(term)
-                hits = len(docs)
-                idf = math.log((memories - hits + 0.5) / (hits + 0.5))
-                idf = MIN_IDF if idf <= 0.0 else idf
-                frequency = counts.astype(np.float64)
-                scores[docs] += idf * ((frequency * (K1 + 1.0)) / (frequency + norms[docs]))
-                if held is not None:
-                    held[docs] += 1
-            found = (
-                np.flatnonzero(scores > 0.0) if held is None else np.flatnonzero(held == len(terms))
-            )
-            if projects is not None:
-                allowed = np.zeros(len(self._project_codes), dtype=np.bool_)
-                allowed[[self._project_codes[p] for p in projects if p in self._project_codes]] = (
-                    True
-                )
-                found = found[allowed[self._projects.view()[found]]]
+            found, scores = self._matching(terms, projects, every)
             return Matches(self._ids.view()[found].copy(), scores[found])
+
+    def dated(
+        self, terms: Sequence[str], projects: Sequence[str] | None, *, ascending: bool
+    ) -> Matches:
+        """The memories holding one of the terms in those projects, "scored" by date: the
+        newest best, or the oldest with `ascending` (then the older of two equal dates)."""
+        with self._lock:
+            found, _ = self._matching(terms, projects, False)
+            created = self._created.view()[found].astype(np.float64)  # exact below 2**53 ms
+            ids = self._ids.view()[found].copy()
+            return Matches(ids, -created if ascending else created, newer_first=not ascending)
+
+    def _matching(
+        self, terms: Sequence[str], projects: Sequence[str] | None, every: bool
+    ) -> tuple[Ints, Floats]:
+        """Positions of the matching memories, and every memory's score (caller holds the
+        lock)."""
+        memories = self._ids.size
+        if memories == 0 or not terms:
+            return np.zeros(0, dtype=np.int64), np.zeros(memories, dtype=np.float64)
+        norms = self._length_norms()
+        scores = np.zeros(memories, dtype=np.float64)
+        held = np.zeros(memories, dtype=np.int16) if every else None
+        for term in terms:
+            docs, counts = self._postings(term)
+            hits = len(docs)
+            idf = math.log((memories - hits + 0.5) / (hits + 0.5))
+            idf = MIN_IDF if idf <= 0.0 else idf
+            frequency = counts.astype(np.float64)
+            scores[docs] += idf * ((frequency * (K1 + 1.0)) / (frequency + norms[docs]))
+            if held is not None:
+                held[docs] += 1
+        found = np.flatnonzero(scores > 0.0) if held is None else np.flatnonzero(held == len(terms))
+        if projects is not None:
+            allowed = np.zeros(len(self._project_codes), dtype=np.bool_)
+            allowed[[self._project_codes[p] for p in projects if p in self._project_codes]] = True
+            found = found[allowed[self._projects.view()[found]]]
+        return found, scores
 
 
 def _varints(blob: bytes) -> Iterator[int]:

@@ -133,6 +133,12 @@ def term_bounds(
 def match_by_date(session: Session, query: SearchQuery, terms: Sequence[str]) -> list[MemoryHit]:
     if _reaches_nothing(query):
         return []
+    postings = postings_for(session)
+    if postings is not None:
+        ascending = query.order == "date_asc"
+        matches = postings.dated(terms, _project_terms(session, query), ascending=ascending)
+        wanted = query.offset + query.limit
+        return _visible_in_order(session, query, matches, wanted, scored=False)[query.offset :]
     match = _match_expression("title body files", [terms], _projects_to_match(session, query))
     filters, params = _filters(query)
     # Matches as a list: joined, SQLite may walk a project's memories by date and restart the
@@ -223,10 +229,11 @@ def rank_holding_every(
 
 
 def _visible_in_order(
-    session: Session, query: SearchQuery, matches: Matches, wanted: int
+    session: Session, query: SearchQuery, matches: Matches, wanted: int, *, scored: bool = True
 ) -> list[MemoryHit]:
-    """The best `wanted` matches that pass the query's filters, best first: the best few are
-    looked up, then (when filters left too few) four times as many, and so on."""
+    """The best `wanted` matches that pass the query's filters, best first (with their
+    scores as keyword scores, when `scored`): the best few are looked up, then (when filters
+    left too few) four times as many, and so on."""
     filters, params = _filters(query)
     sql = (
         f"SELECT {HIT_SQL} FROM json_each({MARK}) AS wanted CROSS JOIN memories AS m "
@@ -243,7 +250,7 @@ def _visible_in_order(
         for memory_id, score in zip(ids.tolist(), matches.scores[chosen].tolist(), strict=True):
             row = found.get(memory_id)
             if row is not None:
-                hits.append(memory_hit((*row, score)))
+                hits.append(memory_hit((*row, score) if scored else row))
         looked_up += len(chosen)
         size *= 4
     return hits[:wanted]
