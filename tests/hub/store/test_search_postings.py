@@ -119,6 +119,34 @@ def test_searches_by_date_find_what_fts5_finds_in_the_same_order(
     assert sum(1 for hits in expected if len(hits) == 10) >= len(dated) // 3
 
 
+def test_edge_queries_answer_as_fts5_answers_them(
+    generated_store: tuple[Database, list[SearchQuery]],
+) -> None:
+    database, queries = generated_store
+    word = (queries[0].text or "").split()[0]
+    edges = [
+        SearchQuery(text=word, offset=100_000, limit=100),  # past every match
+        SearchQuery(text=word, offset=40, limit=100),
+        SearchQuery(text=word, projects=[], limit=5),  # reaches nothing
+        SearchQuery(text=word, projects=["no-such-project"], limit=5),
+        SearchQuery(text=word, type="gotcha", limit=50, offset=5),  # filters drop most
+        SearchQuery(text=f'" OR * NEAR( {word}', limit=5),  # FTS5 syntax is only text
+        SearchQuery(text="zzzznotaword", limit=5),
+        SearchQuery(text=word, order="date_asc", offset=7, projects=["shop", "nope"]),
+    ]
+    with database.read_session() as session:
+        expected = [ranked(search(session=session, query=query).memories) for query in edges]
+        postings.build(session, minimum=0)
+    try:
+        with database.read_session() as session:
+            found = [ranked(search(session=session, query=query).memories) for query in edges]
+    finally:
+        with database.read_session() as session:
+            postings.forget(session)
+    assert found == expected
+    assert [len(hits) > 0 for hits in found] == [False, True, False, False, True, True, False, True]
+
+
 def test_a_memory_saved_after_the_postings_were_read_is_found(held: Database) -> None:
     with held.read_session() as session:
         before = held_memories(session)

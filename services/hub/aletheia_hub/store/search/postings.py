@@ -424,6 +424,9 @@ def _store(session: Session) -> _Store | None:
     path = _store_path(session)
     if path is None:
         return None
+    store = _STORES.get(path)
+    if store is not None:
+        return store
     with _STORES_LOCK:
         return _STORES.setdefault(path, _Store(path))
 
