@@ -149,6 +149,7 @@ def test_edge_queries_answer_as_fts5_answers_them(
 
 def test_a_memory_saved_after_the_postings_were_read_is_found(held: Database) -> None:
     with held.read_session() as session:
+        assert postings.postings_for(session) is not None  # caught up with every earlier row
         before = held_memories(session)
     with held.write_session() as session:
         (new_id,) = save_many(session, [NewMemory("shop", "zyxwo quartz", "saved later")])
@@ -259,17 +260,23 @@ def test_searches_beside_saves_in_other_threads_stay_exact(
         with database.read_session() as session:
             assert postings.build(session, minimum=0) is not None
         failures: list[BaseException] = []
+        saved = threading.Event()
 
         def save() -> None:
-            for n in range(60):
-                with database.write_session() as session:
-                    text = f"{words[n % 5]} {words[n % 5]}"
-                    save_many(session, [NewMemory("shop", f"plum late {n}", text)])
+            try:
+                for n in range(60):
+                    with database.write_session() as session:
+                        text = f"{words[n % 5]} {words[n % 5]}"
+                        save_many(session, [NewMemory("shop", f"plum late {n}", text)])
+            finally:
+                saved.set()
 
         def search_often() -> None:
-            for n in range(60):
+            n = 0
+            while n < 20 or not saved.is_set():  # searching on until the last save is in
                 with database.read_session() as session:
                     search(session=session, query=SearchQuery(text=f"{words[n % 5]} tart"))
+                n += 1
 
         def reporting(work: Callable[[], None]) -> Callable[[], None]:
             def run() -> None:
@@ -289,11 +296,11 @@ def test_searches_beside_saves_in_other_threads_stay_exact(
                 thread.join()
             assert not failures, failures[:1]
             with database.read_session() as session:
-                assert held_memories(session) == 160
                 for word in words:
                     query = SearchQuery(text=f"{word} late tart", limit=50)
                     found = search(session=session, query=query).memories
                     assert ranked(found) == ranked(rank_every_match(session=session, query=query))
+                assert held_memories(session) == 160  # the searches above caught up
         finally:
             with database.read_session() as session:
                 postings.forget(session)
