@@ -103,14 +103,51 @@ def sees_rule(principal: Principal, reach: Sequence[str] | None) -> bool:
     return any(project in principal.projects for project in reach)
 
 
-def check_rule_change(principal: Principal, rule_id: str, reach: Sequence[str] | None) -> None:
-    """Changing a rule (confirming it) needs every project it reaches."""
+def may_change_rule(principal: Principal, reach: Sequence[str] | None) -> bool:
+    """Changing a rule (confirming, disabling it) needs every project it reaches."""
     if principal.projects is None:
-        return
-    if reach is None or any(project not in principal.projects for project in reach):
+        return True
+    return reach is not None and all(project in principal.projects for project in reach)
+
+
+def check_rule_change(principal: Principal, rule_id: str, reach: Sequence[str] | None) -> None:
+    """Refuse a change to a rule that reaches a project the principal may not use."""
+    if not may_change_rule(principal, reach):
         raise AccessDenied(
             f"This token cannot change rule {rule_id}: it reaches projects this token may not use."
         )
+
+
+def may_write_rule(
+    principal: Principal, scope_tier: str, scope_name: str | None, reach: Sequence[str] | None
+) -> bool:
+    """Whether the principal may write a rule with this reach as given (an import does): only
+    one it could then change, reaching at least one project, and a project rule only for a
+    project it may use; add_rule never makes anything else for it."""
+    if principal.projects is None:
+        return True
+    foreign_project = scope_name is not None and not may_use_project(principal, scope_name)
+    if scope_tier == "project" and foreign_project:
+        return False
+    return bool(reach) and may_change_rule(principal, reach)
+
+
+@dataclass(frozen=True, slots=True)
+class RuleRights:
+    """A principal's rights over rules, in the shape the store's importer asks for them."""
+
+    principal: Principal
+
+    def sees(self, reach: Sequence[str] | None) -> bool:
+        return sees_rule(self.principal, reach)
+
+    def may_change(self, reach: Sequence[str] | None) -> bool:
+        return may_change_rule(self.principal, reach)
+
+    def may_write(
+        self, scope_tier: str, scope_name: str | None, reach: Sequence[str] | None
+    ) -> bool:
+        return may_write_rule(self.principal, scope_tier, scope_name, reach)
 
 
 def visible_reach(principal: Principal, reach: Sequence[str] | None) -> tuple[str, ...] | None:

@@ -60,6 +60,11 @@ def rule_hash(
     return hashlib.sha256("\x00".join(parts).encode()).hexdigest()
 
 
+def new_rule_id() -> str:
+    """A fresh rule id: r_ and 10 hex digits."""
+    return f"r_{secrets.token_hex(5)}"
+
+
 def rule_record(row: Any) -> RuleRecord:
     """A rules row as a RuleRecord, its re-check reason not yet worked out."""
     return RuleRecord(
@@ -111,7 +116,7 @@ def add_rule(
         return AddedRule(id=existing, created=False, redacted=redacted)
     moment = now_ms()
     rule = Rule(
-        id=f"r_{secrets.token_hex(5)}",
+        id=new_rule_id(),
         when_text=clean_when.text,
         then_text=clean_then.text,
         scope_tier=scope_tier,

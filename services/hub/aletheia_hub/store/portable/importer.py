@@ -17,6 +17,16 @@ Modes (the same for every kind of item):
   Nothing else is deleted.
 An observation is "held" when the project has one with the same creation time, title and text;
 a current one whose title and text equal a current memory's is that memory (the store's dedupe).
+
+Reach: an import writes only what its caller could write with the direct tools. Every item
+lands in `project`, which the caller resolved and checked (mem-import: the session's project);
+a viewer's import neither matches nor retires another owner's user-wide memories, so
+revisions, tombstones and replace touch only memories the caller reaches. Rules follow
+`rule_access` (portable/rules.py): a document holding a new rule the caller could not add (one
+reaching a project it may not use, or every project) is refused whole, before anything is
+written, naming the rules: a refusal is the answer a direct write gets, and a partial import
+would leave lines, facts and rule evidence half applied. Replace disables only rules the
+caller may change.
 """
 
 import json
@@ -38,7 +48,6 @@ from aletheia_hub.store.models import (
     Fact,
     Memory,
     MemoryFile,
-    Rule,
     WorkStateList,
 )
 from aletheia_hub.store.portable.document import (
@@ -52,10 +61,10 @@ from aletheia_hub.store.portable.document import (
     revision_order,
 )
 from aletheia_hub.store.portable.export import readable_by
+from aletheia_hub.store.portable.rules import RuleAccess, RuleImport
 from aletheia_hub.store.revisions import superseded_hash
-from aletheia_hub.store.rules import rule_hash
 from aletheia_hub.store.search import index_fact, index_memory
-from aletheia_hub.store.tables import ENTRIES, FACTS, MEMORIES, RULES, WORK_STATE_LISTS
+from aletheia_hub.store.tables import ENTRIES, FACTS, MEMORIES, WORK_STATE_LISTS
 
 ImportMode = Literal["skip", "merge", "replace"]
 REPLACED_REASON: Final = "replaced by import"
@@ -89,12 +98,15 @@ def import_document(
     owner: str | None = None,
     keep_owners: bool = False,
     viewer: Viewer | None = None,
+    rule_access: RuleAccess | None = None,
     progress: Progress | None = None,
 ) -> ImportCounts:
     """Write the document into the project; the caller's transaction holds every write, so an
     error leaves the store as it was. User-scope memories get `owner` unless `keep_owners`;
-    a viewer's import neither matches nor retires another owner's user-scope memories."""
-    run = _Import(session, project, mode, tool, owner, keep_owners, viewer)
+    a viewer's import neither matches nor retires another owner's user-scope memories.
+    ImportRefused: a rule outside `rule_access` (None: full access); nothing was written."""
+    run = _Import(session, project, mode, tool, owner, keep_owners, viewer, rule_access)
+    run.rules.check(document.rules)
     try:
         for done, observation in enumerate(revision_order(document.observations), start=1):
             run.observation(observation)
@@ -138,6 +150,7 @@ class _Import:
         owner: str | None,
         keep_owners: bool,
         viewer: Viewer | None,
+        rule_access: RuleAccess | None,
     ) -> None:
         self.session = session
         self.project = project
@@ -150,7 +163,7 @@ class _Import:
         self.ids: dict[str, int] = {}  # document id -> store id
         self.added: set[int] = set()
         self.kept_facts: set[int] = set()
-        self.kept_rules: set[str] = set()
+        self.rules = RuleImport(session, project, rule_access)
         self.held: dict[int, _Held] = {}
         self.by_content: dict[tuple[int, str], int] = {}
         self.current_by_hash: dict[str, int] = {}
@@ -395,40 +408,15 @@ class _Import:
         return row.id
 
     def rule(self, rule: RuleEntry, fact_ids: list[int | None]) -> None:
-        when, then = redact(rule.when).text, redact(rule.then).text
-        digest = rule_hash(when, then, rule.scope_tier, rule.scope_name, rule.reach)
-        existing = self.session.execute(
-            select(RULES.c.id).where((RULES.c.id == rule.id) | (RULES.c.content_hash == digest))
-        ).first()
-        if existing is not None:
-            self.kept_rules.add(existing.id)
-            self.counts.skipped += 1
-            return
         evidence_memories = [
             self.ids[name] for name in rule.evidence_observations if name in self.ids
         ]
         evidence_facts = [fact_ids[position] for position in rule.evidence_facts]
-        self.session.add(
-            Rule(
-                id=rule.id,
-                when_text=when,
-                then_text=then,
-                scope_tier=rule.scope_tier,
-                scope_name=rule.scope_name,
-                source=rule.source,
-                content_hash=digest,
-                evidence_memory_ids=json.dumps(evidence_memories),
-                evidence_fact_ids=json.dumps([f for f in evidence_facts if f is not None]),
-                enabled=rule.enabled,
-                created_at_ms=rule.created_at_ms,
-                confirmed_at_ms=rule.confirmed_at_ms,
-                project=self.project,
-                reach_json=None if rule.reach is None else json.dumps(rule.reach),
-            )
-        )
-        self.session.flush()
-        self.kept_rules.add(rule.id)
-        self.counts.added += 1
+        known_facts = [fact for fact in evidence_facts if fact is not None]
+        if self.rules.add(rule, evidence_memories, known_facts):
+            self.counts.added += 1
+        else:
+            self.counts.skipped += 1
 
     def work_list(self, name: str, items: list[Any], tool: str, updated_at_ms: int) -> None:
         name = redact(name).text[:200]
@@ -484,7 +472,7 @@ class _Import:
             if removed != held.dismissed:
                 self._set_removed(memory_id, removed, moment)
         self._retire_facts(moment)
-        self._retire_rules()
+        self.counts.replaced += self.rules.retire_the_rest()
         names = {redact(entry.name).text[:200] for entry in document.work_state}
         for list_id, name in self.session.execute(
             select(WORK_STATE_LISTS.c.id, WORK_STATE_LISTS.c.name).where(
@@ -526,15 +514,5 @@ class _Import:
             if fact_id not in self.kept_facts:
                 self.session.execute(
                     update(FACTS).where(FACTS.c.id == fact_id).values(dismissed_at_ms=moment)
-                )
-                self.counts.replaced += 1
-
-    def _retire_rules(self) -> None:
-        for (rule_id,) in self.session.execute(
-            select(RULES.c.id).where(RULES.c.project == self.project, RULES.c.enabled.is_(True))
-        ).all():
-            if rule_id not in self.kept_rules:
-                self.session.execute(
-                    update(RULES).where(RULES.c.id == rule_id).values(enabled=False)
                 )
                 self.counts.replaced += 1

@@ -323,6 +323,20 @@ def imported(project: str, mode: str, added: int, merged: int, skipped: int, rep
     )
 
 
+SHOWN_REFUSED_ITEMS: Final = 3
+
+
+def import_refused(items: list[str]) -> str:
+    """A mem-import refused whole for items outside the token's projects, naming the first."""
+    shown = ", ".join(items[:SHOWN_REFUSED_ITEMS])
+    more = len(items) - SHOWN_REFUSED_ITEMS
+    verb = "reaches" if len(items) == 1 else "reach"
+    return (
+        f"Import refused: {shown}{f' and {more} more' if more > 0 else ''} {verb} projects this "
+        "token may not use; nothing was written."
+    )
+
+
 def exported(document_json: str) -> str:
     """An export inside the data block, as all recalled text is. No "<" is left in the JSON
     (it is written \\u003c, the same string once parsed), so stored text cannot close the

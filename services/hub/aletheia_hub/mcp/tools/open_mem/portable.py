@@ -4,6 +4,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from aletheia_hub import auth
 from aletheia_hub.mcp.context import ToolContext
 from aletheia_hub.mcp.formats import unwrap_recalled
 from aletheia_hub.mcp.registry import Tool
@@ -12,6 +13,7 @@ from aletheia_hub.mcp.tools.open_mem import formats
 from aletheia_hub.mcp.tools.open_mem.common import SearchableType, owner_of
 from aletheia_hub.store.portable import (
     ImportMode,
+    ImportRefused,
     Viewer,
     build_document,
     dump_document,
@@ -59,15 +61,20 @@ class ImportArgs(ToolArgs):
 def mem_import(args: ImportArgs, ctx: ToolContext) -> str:
     document = parse_document(unwrap_recalled(args.payload))
     project = ctx.project(None)
-    counts = import_document(
-        session=ctx.session,
-        document=document,
-        project=project,
-        mode=args.mode,
-        tool=ctx.caller_tool,
-        owner=owner_of(ctx),
-        viewer=Viewer(owner_of(ctx)),
-    )
+    try:
+        counts = import_document(
+            session=ctx.session,
+            document=document,
+            project=project,
+            mode=args.mode,
+            tool=ctx.caller_tool,
+            owner=owner_of(ctx),
+            viewer=Viewer(owner_of(ctx)),
+            rule_access=auth.RuleRights(ctx.principal),
+        )
+    except ImportRefused as error:
+        # Refused whole, as a direct write outside the token's projects is (and audited so).
+        raise auth.AccessDenied(formats.import_refused(error.items)) from None
     return formats.imported(
         project, args.mode, counts.added, counts.merged, counts.skipped, counts.replaced
     )

@@ -1,0 +1,145 @@
+"""The rules of an import document: checked against what the caller may write, then added.
+
+Who may write or change which rule is decided above the store (auth); the importer asks
+through RuleAccess. None stands for full access (the CLI, which runs without a token).
+"""
+
+import json
+from collections.abc import Sequence
+from typing import Protocol
+
+from sqlalchemy import select, update
+from sqlmodel import Session
+
+from aletheia_hub.redact import redact
+from aletheia_hub.store.errors import StoreError
+from aletheia_hub.store.models import Rule
+from aletheia_hub.store.portable.document import RuleEntry
+from aletheia_hub.store.rules import ALWAYS, new_rule_id, rule_hash
+from aletheia_hub.store.tables import RULES
+
+Reach = Sequence[str] | None
+
+
+class RuleAccess(Protocol):
+    """What the caller may do with rules (auth.RuleRights answers for a principal)."""
+
+    def sees(self, reach: Reach) -> bool: ...
+
+    def may_change(self, reach: Reach) -> bool: ...
+
+    def may_write(self, scope_tier: str, scope_name: str | None, reach: Reach) -> bool: ...
+
+
+class ImportRefused(StoreError):
+    """An import holding items the caller could not write itself; nothing was written."""
+
+    def __init__(self, items: list[str]) -> None:
+        super().__init__(f"Import refused: {', '.join(items)} lie outside the caller's reach.")
+        self.items = items  # "rules.<position> (<id>)", in document order
+
+
+class RuleImport:
+    """Adds a document's rules to the rules made in `project`, and in replace mode disables
+    the project's rules the document lacks, as far as `access` allows."""
+
+    def __init__(self, session: Session, project: str, access: RuleAccess | None) -> None:
+        self.session = session
+        self.project = project
+        self.access = access
+        self.kept: set[str] = set()
+
+    def check(self, entries: Sequence[RuleEntry]) -> None:
+        """Refuse the whole import, before anything is written, when it holds a rule the caller
+        could not write with add_rule. A rule the store already holds, and the caller sees, is
+        no write: a token's own export (which may show a rule it cannot change) comes back."""
+        access = self.access
+        if access is None:
+            return
+        outside = [
+            f"rules.{position} ({entry.id})"
+            for position, entry in enumerate(entries)
+            if self._held(_digest(entry)) is None
+            and not access.may_write(entry.scope_tier, entry.scope_name, entry.reach)
+        ]
+        if outside:
+            raise ImportRefused(outside)
+
+    def add(
+        self, entry: RuleEntry, evidence_memories: list[int], evidence_facts: list[int]
+    ) -> bool:
+        """Add the rule unless the store holds it (False). It keeps its id unless another rule
+        has that id: a document never takes over, nor learns of, a rule by naming its id."""
+        digest = _digest(entry)
+        held = self._held(digest)
+        if held is not None:
+            self.kept.add(held)
+            return False
+        rule_id = entry.id
+        while self.session.execute(select(RULES.c.id).where(RULES.c.id == rule_id)).first():
+            rule_id = new_rule_id()
+        self.session.add(
+            Rule(
+                id=rule_id,
+                when_text=_when(entry),
+                then_text=redact(entry.then).text,
+                scope_tier=entry.scope_tier,
+                scope_name=entry.scope_name,
+                source=entry.source,
+                content_hash=digest,
+                evidence_memory_ids=json.dumps(evidence_memories),
+                evidence_fact_ids=json.dumps(evidence_facts),
+                enabled=entry.enabled,
+                created_at_ms=entry.created_at_ms,
+                confirmed_at_ms=entry.confirmed_at_ms,
+                project=self.project,
+                reach_json=None if entry.reach is None else json.dumps(entry.reach),
+            )
+        )
+        self.session.flush()
+        self.kept.add(rule_id)
+        return True
+
+    def retire_the_rest(self) -> int:
+        """Disable the project's enabled rules the document lacks; a rule that also reaches a
+        project the caller may not use stays as it is (confirm_rule is refused on it too)."""
+        retired = 0
+        for rule_id, reach_json in self.session.execute(
+            select(RULES.c.id, RULES.c.reach_json).where(
+                RULES.c.project == self.project, RULES.c.enabled.is_(True)
+            )
+        ).all():
+            if rule_id in self.kept:
+                continue
+            if self.access is not None and not self.access.may_change(_reach(reach_json)):
+                continue
+            self.session.execute(update(RULES).where(RULES.c.id == rule_id).values(enabled=False))
+            retired += 1
+        return retired
+
+    def _held(self, digest: str) -> str | None:
+        """The id of the stored rule that is this one, when the caller sees it; one it cannot
+        see answers as if absent, so the answer tells nothing about other projects' rules."""
+        row = self.session.execute(
+            select(RULES.c.id, RULES.c.reach_json).where(RULES.c.content_hash == digest)
+        ).first()
+        if row is None or (
+            self.access is not None and not self.access.sees(_reach(row.reach_json))
+        ):
+            return None
+        return str(row.id)
+
+
+def _when(entry: RuleEntry) -> str:
+    """The situation as add_rule stores it: a blank one is "always"."""
+    return redact(entry.when if entry.when.strip() else ALWAYS).text
+
+
+def _digest(entry: RuleEntry) -> str:
+    return rule_hash(
+        _when(entry), redact(entry.then).text, entry.scope_tier, entry.scope_name, entry.reach
+    )
+
+
+def _reach(reach_json: str | None) -> tuple[str, ...] | None:
+    return None if reach_json is None else tuple(json.loads(reach_json))
