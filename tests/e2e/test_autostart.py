@@ -5,6 +5,7 @@ port, store) in hub.json in the data dir; no proxy ever writes it. Every hub a p
 is ended afterwards: the one hub.json names, and any other server on the test's own free port.
 """
 
+import contextlib
 import os
 import signal
 import socket
@@ -151,11 +152,37 @@ def test_two_proxies_starting_at_once_end_up_on_one_hub(
     assert "One hub for both" in tool_text(fetched)
 
 
+def test_a_hub_a_proxy_started_stops_by_itself_once_idle_however_often_it_is_probed(
+    proxies: StartProxy, local: LocalSetup
+) -> None:
+    proxy = proxies({**local.env, "ALETHEIA_IDLE_EXIT_SECONDS": "3"})
+    proxy.request(initialize_request(1), timeout=START_SECONDS)
+    pid = local.hub_pid()
+    health = httpx.get(f"http://127.0.0.1:{local.port}/healthz", timeout=5).json()
+    assert (health["started_by"], health["idle_exit_seconds"]) == ("proxy", 3)
+    assert proxy.finish() == 0
+
+    def gone() -> bool:
+        # Probes are no use of a hub: asking all along does not keep it alive.
+        with contextlib.suppress(httpx.TransportError):
+            httpx.get(f"http://127.0.0.1:{local.port}/healthz", timeout=1)
+        return not is_running(pid)
+
+    assert _eventually(gone)
+    assert not local.record_file.exists()  # it went the clean way, removing its record
+
+
 def test_a_hub_records_itself_and_removes_only_its_own_record(local: LocalSetup) -> None:
     first = PinnedHub(local.env, local.port)
     try:
         assert recorded_hub(local.record_file) == (first.process.pid, local.port)
-        second = HubProcess(local.env, "aletheia-server", "--quiet")
+        # A second hub of a store refuses to start while the recorded one answers; one that
+        # does not answer (frozen here) holds the store no more, so the second starts.
+        os.kill(first.process.pid, signal.SIGSTOP)
+        try:
+            second = HubProcess(local.env, "aletheia-server", "--quiet")
+        finally:
+            os.kill(first.process.pid, signal.SIGCONT)
         try:
             assert recorded_hub(local.record_file) == (second.process.pid, second.port)
             # A hub that cannot take its port exits before it touches the record.

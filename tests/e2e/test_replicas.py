@@ -21,7 +21,8 @@ def replicas(postgres_schema_url: str, tmp_path: Path) -> Iterator[tuple[HubProc
     env["ALETHEIA_DATA_DIR"] = str(tmp_path / "data")
     first = HubProcess(env)  # migrates the schema before the second one starts
     try:
-        second = HubProcess(env)
+        # A local hub refuses to start beside the live hub its data dir records for the store.
+        second = HubProcess({**env, "ALETHEIA_DATA_DIR": str(tmp_path / "data-b")})
         try:
             yield first, second
         finally:

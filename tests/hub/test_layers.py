@@ -34,6 +34,7 @@ LAYERS: Final = {
     "cli": 5,
     "app": 5,
     "serving": 5,
+    "local_hubs": 5,
 }
 LAYER_NAMES: Final = {0: "shared", 1: "store", 2: "auth/embed", 3: "mcp", 4: "http", 5: "top"}
 TRANSPORTS: Final = ("fastapi", "starlette")

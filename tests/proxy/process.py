@@ -85,9 +85,9 @@ def make_git_repo(folder: Path) -> Path:
 class ProxyProcess:
     """`aletheia-mcp` with pipes on stdin, stdout and stderr; every read is bounded."""
 
-    def __init__(self, env: dict[str, str], cwd: Path | None = None) -> None:
+    def __init__(self, env: dict[str, str], cwd: Path | None = None, program: Path = PROXY) -> None:
         self.process = subprocess.Popen(
-            [str(PROXY)],
+            [str(program)],
             env=env,
             cwd=cwd,
             stdin=subprocess.PIPE,

@@ -12,6 +12,7 @@ from starlette.concurrency import run_in_threadpool
 from aletheia_hub.embed.service import SemanticSearch
 from aletheia_hub.hosts.rules_preview import HostRuleFiles
 from aletheia_hub.http import console, health, mcp_endpoint, memories_api, metrics, requests_api
+from aletheia_hub.http.activity import Activity, ActivityMiddleware
 from aletheia_hub.http.auth import AuthenticationError, authentication_error_handler
 from aletheia_hub.http.errors import store_unavailable_handler
 from aletheia_hub.http.guard import OriginHostGuard, is_loopback_bind
@@ -65,6 +66,7 @@ def create_app(settings: Settings, tool_sets: Sequence[ToolSet] = TOOL_SETS) -> 
     semantic = SemanticSearch(db, enabled=settings.embedder == "auto")
     app.state.semantic = semantic
     app.state.metrics = recorder = Metrics()
+    app.state.activity = activity = Activity()  # uptime, and idle time for the idle exit
     dispatchers = [
         Dispatcher(db=db, tool_set=tool_set, semantic=semantic, recorder=recorder)
         for tool_set in tool_sets
@@ -88,6 +90,8 @@ def create_app(settings: Settings, tool_sets: Sequence[ToolSet] = TOOL_SETS) -> 
     app.include_router(memories_api.router)
     # The web console at /; only the main server writes rules into its own project's files.
     console.install(app, None if settings.team_mode else HostRuleFiles(settings.cwd))
+    # Inside the guard: a refused request is no use of the hub.
+    app.add_middleware(ActivityMiddleware, activity=activity)
     app.add_middleware(
         OriginHostGuard,
         check_host=is_loopback_bind(settings.host),

@@ -1,6 +1,7 @@
 """Console scripts: aletheia-server, aletheia-sync and the aletheia CLI."""
 
 import argparse
+import ssl
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -23,6 +24,21 @@ def _add_listen_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         help=f"port to listen on (default {env.DEFAULT_PORT}, or $ALETHEIA_PORT)",
     )
+    parser.add_argument(
+        "--tls-cert",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help=f"serve HTTPS with this PEM certificate (chain), with --tls-key "
+        f"(or ${env.TLS_CERT_FILE})",
+    )
+    parser.add_argument(
+        "--tls-key",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help=f"the certificate's unencrypted PEM private key (or ${env.TLS_KEY_FILE})",
+    )
 
 
 def _settings(args: argparse.Namespace, **overrides: object) -> Settings:
@@ -31,14 +47,50 @@ def _settings(args: argparse.Namespace, **overrides: object) -> Settings:
         values["host"] = args.host
     if args.port is not None:
         values["port"] = args.port
+    if args.tls_cert is not None:
+        values["tls_cert_file"] = args.tls_cert
+    if args.tls_key is not None:
+        values["tls_key_file"] = args.tls_key
     return Settings(**values)  # type: ignore[arg-type]
 
 
+def _check_tls(parser: argparse.ArgumentParser, settings: Settings) -> None:
+    """Exit 2 with one line when the TLS files cannot be served (a missing key, a bad file)."""
+    problem = _tls_problem(settings.tls_cert_file, settings.tls_key_file)
+    if problem is not None:
+        parser.error(problem)
+
+
+def _tls_problem(cert: Path | None, key: Path | None) -> str | None:
+    if cert is None and key is None:
+        return None
+    if cert is None or key is None:
+        return (
+            f"TLS needs both --tls-cert and --tls-key ({env.TLS_CERT_FILE} and "
+            f"{env.TLS_KEY_FILE}), or neither"
+        )
+    for flag, path in (("--tls-cert", cert), ("--tls-key", key)):
+        try:
+            path.open("rb").close()
+        except OSError as error:
+            return f"{flag} {path}: cannot read it ({error.strerror or error})"
+    try:
+        # An empty password: an encrypted key fails here instead of prompting on the terminal.
+        ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER).load_cert_chain(cert, key, password=lambda: b"")
+    except ssl.SSLError as error:
+        return (
+            f"--tls-cert {cert} with --tls-key {key}: not a PEM certificate and its "
+            f"unencrypted private key ({error.reason or error})"
+        )
+    return None
+
+
 def _print_connect_hint(settings: Settings) -> None:
-    url = f"http://{settings.host}:{settings.port}/mcp"
+    scheme = "https" if settings.tls_cert_file is not None else "http"
+    url = f"{scheme}://{settings.host}:{settings.port}/mcp"
     store = settings.resolved_database_url()
     shown_store = store.split("@")[-1] if "@" in store else store
-    console = f"http://{settings.host}:{settings.port}/"
+    console = f"{scheme}://{settings.host}:{settings.port}/"
     lines = [
         f"Aletheia hub {__version__} listening on {url}",
         f"Store: {shown_store}",
@@ -56,6 +108,11 @@ def _print_connect_hint(settings: Settings) -> None:
             f"  claude mcp add --scope user aletheia -e ALETHEIA_HUB_URL={url} "
             f"-e ALETHEIA_TOKEN=<token> -- {proxy}",
         ]
+        if scheme == "https":
+            lines.append(
+                f"  (add -e {env.CA_BUNDLE}=<PEM file of the CA that signed the certificate> "
+                "when the machine does not trust it)"
+            )
     else:
         port_env = f"-e ALETHEIA_PORT={settings.port} " if settings.port != env.DEFAULT_PORT else ""
         lines += [
@@ -72,7 +129,11 @@ def serve(settings: Settings, *, quiet: bool = False) -> None:
     """Run the hub until interrupted."""
     from aletheia_hub import serving
 
-    serving.run(settings, announce=None if quiet else _print_connect_hint)
+    try:
+        serving.run(settings, announce=None if quiet else _print_connect_hint)
+    except serving.HubNotStarted as error:  # the port is taken, or the store served elsewhere
+        print(error, file=sys.stderr)
+        raise SystemExit(1) from None
 
 
 def server_main(argv: Sequence[str] | None = None) -> None:
@@ -81,10 +142,20 @@ def server_main(argv: Sequence[str] | None = None) -> None:
         prog="aletheia-server",
         description="Run the Aletheia memory hub (MCP at /mcp) on this machine.",
     )
+    parser.add_argument("--version", action="version", version=f"aletheia-server {__version__}")
     _add_listen_options(parser)
     parser.add_argument("--quiet", action="store_true", help="do not print how to connect a host")
+    parser.add_argument(
+        "--started-by",
+        choices=("user", "proxy"),
+        default="user",
+        help="proxy (how aletheia-mcp starts a hub): stop after ALETHEIA_IDLE_EXIT_SECONDS "
+        "(default 1800) without a request; a hub a user started never stops by itself",
+    )
     args = parser.parse_args(argv)
-    serve(_settings(args), quiet=args.quiet)
+    settings = _settings(args, started_by=args.started_by)
+    _check_tls(parser, settings)
+    serve(settings, quiet=args.quiet)
 
 
 def sync_main(argv: Sequence[str] | None = None) -> None:
@@ -93,6 +164,7 @@ def sync_main(argv: Sequence[str] | None = None) -> None:
         prog="aletheia-sync",
         description="Run the Aletheia team hub: every /mcp call needs a bearer token.",
     )
+    parser.add_argument("--version", action="version", version=f"aletheia-sync {__version__}")
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--hub-db", type=Path, help="SQLite file of the team store")
     where.add_argument("--database-url", help="PostgreSQL URL of the team store")
@@ -103,7 +175,9 @@ def sync_main(argv: Sequence[str] | None = None) -> None:
         if args.hub_db is not None
         else {"database_url": args.database_url}
     )
-    serve(_settings(args, team_mode=True, **store))
+    settings = _settings(args, team_mode=True, **store)
+    _check_tls(parser, settings)
+    serve(settings)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -127,7 +201,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         add_parsers(commands)
     args = parser.parse_args(words)
     if args.command == "serve":
-        serve(_settings(args), quiet=args.quiet)
+        settings = _settings(args)
+        _check_tls(serve_parser, settings)
+        serve(settings, quiet=args.quiet)
         return
     raise SystemExit(runners.by_name[args.command](args))
 
@@ -159,6 +235,7 @@ def _runners() -> _Runners:
         context,
         doctor,
         hook,
+        hubs,
         install,
         links,
         maintain,
@@ -176,6 +253,7 @@ def _runners() -> _Runners:
             rules.add_parser,
             hook.add_parser,
             doctor.add_parser,
+            hubs.add_parsers,
             reindex.add_parser,
             context.add_parser,
             portable.add_parsers,
@@ -191,6 +269,8 @@ def _runners() -> _Runners:
             "rules": rules.run,
             "hook": hook.run,
             "doctor": doctor.run,
+            "status": hubs.run_status,
+            "stop": hubs.run_stop,
             "reindex": reindex.run,
             "context": context.run,
             "export": portable.run_export,

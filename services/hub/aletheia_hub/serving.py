@@ -2,10 +2,13 @@
 
 The record (pid, port, store) lets a proxy find the hub of its store. Only the process it
 names writes it, once it serves, and removes it when it stops, unless another hub of the same
-store has recorded itself since. A hub that cannot take its port exits before it touches it.
+store has recorded itself since. A hub that cannot take its port exits before it touches it,
+and so does one whose store a recorded hub already serves: one line each, naming that hub.
+A hub aletheia-mcp started stops by itself once idle (see Settings.idle_exit_after).
 """
 
 import contextlib
+import errno
 import logging
 import os
 import socket
@@ -16,21 +19,48 @@ import uvicorn
 
 from aletheia_hub.app import create_app
 from aletheia_hub.heap import limit_arenas
+from aletheia_hub.http.activity import Activity
+from aletheia_hub.local_hubs import busy_port_problem, serving_hub_problem
 from aletheia_hub.settings import Settings
 from aletheia_shared.store import StoreLocation, parse_record, record_text
 
 logger = logging.getLogger("aletheia_hub")
 
 
+class HubNotStarted(Exception):
+    """This hub cannot serve: the one-line message says why and what to do."""
+
+
 class _RecordingServer(uvicorn.Server):
-    def __init__(self, config: uvicorn.Config, record: "HubRecordFile | None") -> None:
+    def __init__(
+        self,
+        config: uvicorn.Config,
+        record: "HubRecordFile | None",
+        *,
+        activity: Activity,
+        idle_exit: int | None,
+    ) -> None:
         super().__init__(config)
         self.record = record
+        self.activity = activity
+        self.idle_exit = idle_exit
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets=sockets)
         if self.started and self.record is not None:
             self.record.write()
+        self.activity.touch()  # idle from now on, not from before the migrations
+
+    async def on_tick(self, counter: int) -> bool:
+        # Ten ticks a second: the idle exit is checked on the same beat as should_exit.
+        if await super().on_tick(counter):
+            return True
+        if self.idle_exit is not None and self.activity.idle_seconds() >= self.idle_exit:
+            logger.warning(
+                "no request for %d s: this hub, started by aletheia-mcp, stops", self.idle_exit
+            )
+            self.should_exit = True
+        return self.should_exit
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         # First, so that no proxy picks a hub that is going away.
@@ -70,23 +100,49 @@ class HubRecordFile:
 def run(settings: Settings, announce: Callable[[Settings], None] | None = None) -> None:
     """Serve until stopped. `--port 0` takes a free port; the record names the real one."""
     limit_arenas()  # before the app's threads start
+    app = create_app(settings)
     config = uvicorn.Config(
-        create_app(settings),
+        app,
         host=settings.host,
         port=settings.port,
         log_level="warning",
         access_log=False,
+        ssl_certfile=settings.tls_cert_file,
+        ssl_keyfile=settings.tls_key_file,
     )
-    sock = config.bind_socket()  # exits with an error when the port is taken
+    sock = _bind(settings.host, settings.port)
     port = int(sock.getsockname()[1])
-    serving = settings.model_copy(update={"port": port})
-    if announce is not None:
-        announce(serving)
-    # A team hub is reached by URL and token, never found through a record.
+    # A team hub is reached by URL and token, never found through a record; nor is a hub that
+    # speaks TLS, since a proxy reaches the hub a record names over plain http.
     record = (
         None
-        if settings.team_mode
+        if settings.team_mode or settings.tls_cert_file is not None
         else HubRecordFile(settings.hub_record_path(), port=port, store=settings.served_store())
     )
+    if record is not None:
+        problem = serving_hub_problem(record.path, settings.served_store(), port)
+        if problem is not None:
+            sock.close()
+            raise HubNotStarted(problem)
+    if announce is not None:
+        announce(settings.model_copy(update={"port": port}))
+    server = _RecordingServer(
+        config, record, activity=app.state.activity, idle_exit=settings.idle_exit_after()
+    )
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl+C: a clean stop, as in uvicorn.run
-        _RecordingServer(config, record).run(sockets=[sock])
+        server.run(sockets=[sock])
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """The listening address taken as uvicorn's Config.bind_socket takes it, but a taken port
+    is a HubNotStarted naming what holds it, not uvicorn's exit with its errno line."""
+    sock = socket.socket(family=socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as error:
+        sock.close()
+        if error.errno == errno.EADDRINUSE:
+            raise HubNotStarted(busy_port_problem(host, port)) from None
+        raise HubNotStarted(f"Cannot listen on {host}:{port}: {error.strerror or error}.") from None
+    return sock

@@ -43,6 +43,13 @@ class Settings(BaseSettings):
     # auto: load the embedding model in the background when installed; off: keyword-only.
     embedder: Literal["auto", "off"] = "auto"
     max_reply_bytes: int = Field(default=4 * 1024 * 1024, ge=1024)
+    # Who started this hub: `aletheia-server --started-by proxy` is how aletheia-mcp starts one.
+    started_by: Literal["user", "proxy"] = "user"
+    # A local hub aletheia-mcp started stops after this long without a request (probes aside).
+    idle_exit_seconds: int = Field(default=30 * 60, ge=1)
+    # Serve HTTPS with this PEM certificate (chain) and key; both or neither.
+    tls_cert_file: Path | None = None
+    tls_key_file: Path | None = None
 
     def resolved_database_url(self) -> str:
         """PostgreSQL URL when given, else the SQLite file (hub_db, else data_dir/hub.db)."""
@@ -58,6 +65,13 @@ class Settings(BaseSettings):
     def hub_record_path(self) -> Path:
         """Where this hub, when it is a local hub, records its pid and port."""
         return record_path(self.served_store(), self.data_dir.expanduser().resolve())
+
+    def idle_exit_after(self) -> int | None:
+        """Seconds without a request after which this hub stops, or None when it never does:
+        only a local hub a proxy started goes by itself; one a user started stays."""
+        if self.started_by == "proxy" and not self.team_mode:
+            return self.idle_exit_seconds
+        return None
 
 
 def normalize_database_url(url: str) -> str:

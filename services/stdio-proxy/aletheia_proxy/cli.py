@@ -1,4 +1,5 @@
-"""aletheia-mcp: the stdio MCP server a host launches. It takes no flags."""
+"""aletheia-mcp: the stdio MCP server a host launches. It takes no flags but --help and
+--version."""
 
 import logging
 import sys
@@ -7,16 +8,20 @@ from aletheia_proxy.config import ConfigError, load_config
 from aletheia_proxy.forward import Forwarder, run
 from aletheia_proxy.local_hub import LocalHub
 from aletheia_proxy.transport import HubClient
+from aletheia_shared import __version__
 
-USAGE = """usage: aletheia-mcp
+USAGE = """usage: aletheia-mcp [--help | --version]
 
 The stdio MCP server that AI coding tools start. It reads newline-delimited JSON-RPC on
-stdin and forwards each line to the Aletheia hub; it takes no flags.
+stdin and forwards each line to the Aletheia hub; it takes no other flags. A hub it
+starts stops after ALETHEIA_IDLE_EXIT_SECONDS (default 1800) without a request.
 
 Environment:
   ALETHEIA_HUB_URL   hub address, used as given (default: the local hub of the store below,
                      started when none answers)
   ALETHEIA_TOKEN     bearer token for a team hub
+  ALETHEIA_CA_BUNDLE PEM file of CA certificates to trust, besides the system's, for an
+                     https hub (for example one with a self-signed certificate)
   ALETHEIA_TOOL      names the caller (default: the host's clientInfo.name)
   ALETHEIA_CWD       working directory that sets the default project
   ALETHEIA_DATA_DIR, ALETHEIA_HUB_DB, ALETHEIA_DATABASE_URL   the store: only a local hub
@@ -29,6 +34,9 @@ Environment:
 
 
 def main() -> None:
+    if sys.argv[1:] == ["--version"]:
+        sys.stdout.write(f"aletheia-mcp {__version__}\n")
+        raise SystemExit(0)
     if len(sys.argv) > 1:
         stream = sys.stdout if sys.argv[1] in ("-h", "--help") else sys.stderr
         stream.write(USAGE)

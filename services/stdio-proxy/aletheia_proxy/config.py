@@ -28,6 +28,7 @@ class ProxyConfig:
     store: StoreLocation
     data_dir: Path
     hub_environment: dict[str, str]
+    ca_bundle: Path | None = None  # CAs trusted for an https hub, besides the system's
 
 
 class ConfigError(Exception):
@@ -66,6 +67,7 @@ def load_config(environ: Mapping[str, str] | None = None) -> ProxyConfig:
         store=store,
         data_dir=data_dir,
         hub_environment=_hub_environment(environ, data_dir, store),
+        ca_bundle=_ca_bundle(environ.get(env.CA_BUNDLE)),
     )
 
 
@@ -76,12 +78,19 @@ def _hub_environment(
     the hub runs in the data dir, where a relative path would name another file."""
     hub_env = dict(environ)
     hub_env[env.DATA_DIR] = str(data_dir)
+    # The proxy reaches a hub it starts over plain http on loopback.
+    hub_env.pop(env.TLS_CERT_FILE, None)
+    hub_env.pop(env.TLS_KEY_FILE, None)
     if store.kind == "sqlite" and store.location != ":memory:":
         if environ.get(env.DATABASE_URL):
             hub_env[env.DATABASE_URL] = f"sqlite:///{store.location}"
         elif environ.get(env.HUB_DB):
             hub_env[env.HUB_DB] = store.location
     return hub_env
+
+
+def _ca_bundle(value: str | None) -> Path | None:
+    return Path(value.strip()).expanduser() if value and value.strip() else None
 
 
 def _port(value: str | None) -> int:

@@ -8,7 +8,7 @@ from typing import BinaryIO
 import httpx
 
 from aletheia_proxy import replies
-from aletheia_proxy.transport import HubClient, HubUnreachable
+from aletheia_proxy.transport import HubClient, HubUnreachable, HubUntrusted
 from aletheia_shared import jsonrpc
 
 logger = logging.getLogger("aletheia_proxy")
@@ -40,7 +40,7 @@ class Forwarder:
                 response = self.hub.post(line)
         except HubUnreachable as error:
             return self._unreachable(line, error)
-        except NoHub as error:
+        except (NoHub, HubUntrusted) as error:
             return _failed(line, jsonrpc.SERVER_ERROR, str(error))
         return self._answer(line, response)
 

@@ -57,9 +57,12 @@ def spawn_hub(config: ProxyConfig, port: int) -> "subprocess.Popen[bytes] | None
         return None
     folder = config.data_dir
     folder.mkdir(parents=True, exist_ok=True)
+    # Started on demand, so it stops by itself once no host has used it for a while.
+    command = [executable, "--host", env.DEFAULT_HOST, "--port", str(port), "--quiet"]
+    command += ["--started-by", "proxy"]
     with (folder / LOG_NAME).open("ab") as log:
         process = subprocess.Popen(
-            [executable, "--host", env.DEFAULT_HOST, "--port", str(port), "--quiet"],
+            command,
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=log,

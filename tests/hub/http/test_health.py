@@ -1,6 +1,7 @@
 """Liveness and readiness probes."""
 
 import os
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from fastapi.testclient import TestClient
@@ -23,7 +24,16 @@ def test_healthz_answers_ok_with_the_version_the_serving_pid_and_the_store(
     body = response.json()
     store = body.pop("store")
     assert body.pop("search") == {"embedder": "off", "model": None}
-    assert body == {"status": "ok", "version": __version__, "pid": os.getpid()}
+    started_at = datetime.fromisoformat(body.pop("started_at"))
+    assert abs(datetime.now(UTC) - started_at) < timedelta(minutes=5)
+    assert 0 <= body.pop("uptime_seconds") < 300
+    assert body == {
+        "status": "ok",
+        "version": __version__,
+        "pid": os.getpid(),
+        "started_by": "user",
+        "idle_exit_seconds": None,
+    }
     assert store["id"] == expected_id
     if settings.resolved_database_url().startswith("sqlite"):
         assert store == {

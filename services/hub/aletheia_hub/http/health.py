@@ -10,7 +10,9 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
 from aletheia_hub.embed.service import SemanticSearch
+from aletheia_hub.http.activity import Activity
 from aletheia_hub.http.deps import DatabaseDep
+from aletheia_hub.settings import Settings
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import is_current
 from aletheia_shared import __version__
@@ -24,10 +26,17 @@ async def healthz(request: Request) -> dict[str, Any]:
     # The store lets a proxy (and aletheia doctor) check that this hub serves the store it was
     # configured for; the id is read once at startup (None until then).
     store: StoreLocation = request.app.state.store
+    settings: Settings = request.app.state.settings
+    activity: Activity = request.app.state.activity
     return {
         "status": "ok",
         "version": __version__,
         "pid": os.getpid(),
+        "started_at": activity.started_at.isoformat(timespec="seconds"),
+        "uptime_seconds": int(activity.uptime_seconds()),
+        # Whether it goes by itself: a hub aletheia-mcp started stops after idle_exit_seconds.
+        "started_by": settings.started_by,
+        "idle_exit_seconds": settings.idle_exit_after(),
         "store": {
             "id": request.app.state.store_id,
             "kind": store.kind,

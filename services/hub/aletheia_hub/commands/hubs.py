@@ -1,0 +1,79 @@
+"""aletheia status and aletheia stop: the local hubs of a data dir and the one on the port."""
+
+import argparse
+import json
+from pathlib import Path
+
+from aletheia_hub.commands import hub_stop
+from aletheia_hub.commands.hub_view import gather, table
+from aletheia_hub.settings import Settings
+from aletheia_shared import env
+
+
+def add_parsers(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    status = commands.add_parser(
+        "status",
+        help="list the hubs on this machine: port, pid, store, version, uptime, who started it",
+        description="List the hubs recorded in the data dir and the hub on ALETHEIA_PORT "
+        f"(default {env.DEFAULT_PORT}), each asked on /healthz. A record whose process is gone "
+        "is shown as stale and removed.",
+    )
+    _add_where_options(status)
+    status.add_argument("--json", action="store_true", help="print a JSON list instead")
+    stop = commands.add_parser(
+        "stop",
+        help="stop a hub on this machine (default: the one on ALETHEIA_PORT)",
+        description="Stop a hub cleanly: SIGTERM to the pid its /healthz names, once that "
+        "process is seen to hold the port; SIGKILL only if it has not exited by the timeout. "
+        "Exits 1 when there is nothing to stop.",
+    )
+    _add_where_options(stop)
+    which = stop.add_mutually_exclusive_group()
+    which.add_argument("--port", type=int, help="the hub on this port")
+    which.add_argument(
+        "--all",
+        action="store_true",
+        help="every hub recorded in the data dir and the one on the port",
+    )
+    stop.add_argument(
+        "--timeout",
+        type=float,
+        default=hub_stop.STOP_SECONDS,
+        metavar="SECONDS",
+        help="how long to wait for a clean exit before SIGKILL "
+        f"(default {hub_stop.STOP_SECONDS:g})",
+    )
+
+
+def _add_where_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        help="the data dir whose hub records to read (default $ALETHEIA_DATA_DIR, ~/.aletheia)",
+    )
+
+
+def _where(args: argparse.Namespace) -> tuple[Path, int]:
+    settings = Settings()
+    data_dir: Path = args.data_dir if args.data_dir is not None else settings.data_dir
+    return data_dir.expanduser().resolve(), settings.port
+
+
+def run_status(args: argparse.Namespace) -> int:
+    data_dir, port = _where(args)
+    views = gather(data_dir, port)
+    if args.json:
+        print(json.dumps([view.as_json() for view in views], indent=2))
+    elif views:
+        print(table(views))
+    else:
+        print(f"No hub is running: no record in {data_dir}, nothing answers on port {port}.")
+    return 0
+
+
+def run_stop(args: argparse.Namespace) -> int:
+    data_dir, port = _where(args)
+    if args.all:
+        return hub_stop.stop_all(data_dir, port, args.timeout)
+    return hub_stop.stop_port(args.port if args.port is not None else port, data_dir, args.timeout)

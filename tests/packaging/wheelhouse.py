@@ -1,0 +1,171 @@
+"""The packages as users and the image install them: wheels built with `pip wheel`, installed
+with `--no-index` into fresh venvs that hold no development requirement.
+
+Built once per content: the locked dependencies' wheels are kept per requirements-hub.lock,
+the three packages' wheels and the venvs per digest of their sources, under .cache/, so a run
+with nothing changed only checks that they are there.
+"""
+
+import contextlib
+import fcntl
+import functools
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+ROOT: Final = Path(__file__).resolve().parents[2]
+CACHE: Final = ROOT / ".cache" / "wheel-install"
+LOCK: Final = ROOT / "requirements-hub.lock"
+PACKAGES: Final = ("shared", "services/stdio-proxy", "services/hub")
+SKIPPED_PARTS: Final = {"__pycache__", "build", "dist"}
+BUILD_SECONDS: Final = 900
+
+
+@dataclass(frozen=True, slots=True)
+class Installed:
+    """A fresh venv holding the hub's wheels (with or without the `embed` extra)."""
+
+    root: Path
+
+    @property
+    def bin(self) -> Path:
+        return self.root / "bin"
+
+    @property
+    def python(self) -> Path:
+        return self.bin / "python"
+
+
+def pip_env(*, isolated: bool) -> dict[str, str]:
+    """This environment without venv or ALETHEIA_* settings; isolated: no pip configuration
+    either, so nothing but the given wheel folders can satisfy an install."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("ALETHEIA_", "VIRTUAL_ENV", "PYTHONPATH"))
+        and not (isolated and key.startswith("PIP_"))
+    }
+    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    if isolated:
+        env["PIP_CONFIG_FILE"] = os.devnull
+    return env
+
+
+def _run(command: list[str], *, isolated: bool, cwd: Path = ROOT) -> None:
+    done = subprocess.run(
+        command,
+        cwd=cwd,
+        env=pip_env(isolated=isolated),
+        capture_output=True,
+        text=True,
+        timeout=BUILD_SECONDS,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(
+            f"{' '.join(command)} failed:\n{done.stdout[-3000:]}{done.stderr[-3000:]}"
+        )
+
+
+def _digest(paths: list[Path]) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(paths):
+        digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def source_files() -> list[Path]:
+    """The files a wheel of the three packages is built from."""
+    found = []
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*"):
+            parts = set(path.relative_to(ROOT / package).parts)
+            if path.is_file() and not parts & SKIPPED_PARTS and ".egg-info" not in str(path):
+                found.append(path)
+    return found
+
+
+@contextlib.contextmanager
+def _locked() -> Iterator[None]:
+    """One builder at a time (test runs of two checkouts, or two workers, may meet here)."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with (CACHE / ".lock").open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)  # released when the file closes
+        yield
+
+
+def _built(folder: Path, build: "list[list[str]]") -> Path:
+    """folder, built by the commands (each given the folder last) unless it is there already."""
+    if folder.exists():
+        return folder
+    partial = folder.with_name(folder.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    for command in build:
+        _run([*command, str(partial)], isolated=False)
+    partial.rename(folder)
+    return folder
+
+
+def dependency_wheels() -> Path:
+    """Wheels of every package requirements-hub.lock pins, hashes checked."""
+    pip_wheel = [sys.executable, "-m", "pip", "wheel", "--quiet", "--require-hashes", "--no-deps"]
+    return _built(CACHE / f"deps-{_digest([LOCK])}", [[*pip_wheel, "-r", str(LOCK), "--wheel-dir"]])
+
+
+def package_wheels(digest: str) -> Path:
+    """Wheels of the three packages, built from this checkout as the Dockerfile builds them."""
+    command = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps"]
+    return _built(
+        CACHE / f"packages-{digest}",
+        [[*command, *(str(ROOT / package) for package in PACKAGES), "--wheel-dir"]],
+    )
+
+
+@functools.cache
+def _sources_digest() -> str:
+    """Once per test process: sources edited while tests run must not swap the venvs."""
+    return _digest([LOCK, *source_files()])
+
+
+def fresh_venv(requirement: str) -> Installed:
+    """A venv with only `requirement` (and what it needs) installed from the built wheels,
+    `pip check` clean. Kept per digest of the sources and the lock."""
+    with _locked():
+        digest = _sources_digest()
+        deps = dependency_wheels()
+        ours = package_wheels(digest)
+        name = "venv-" + hashlib.sha256(requirement.encode()).hexdigest()[:8] + f"-{digest}"
+        folder = CACHE / name
+        if not (folder / ".complete").exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            _run([sys.executable, "-m", "venv", str(folder)], isolated=True)
+            install = [str(folder / "bin" / "python"), "-m", "pip", "install", "--quiet"]
+            _run(
+                [
+                    *install,
+                    "--no-index",
+                    "--find-links",
+                    str(deps),
+                    "--find-links",
+                    str(ours),
+                    requirement,
+                ],
+                isolated=True,
+            )
+            _run([str(folder / "bin" / "python"), "-m", "pip", "check"], isolated=True)
+            (folder / ".complete").touch()
+        _prune(keep={deps.name, ours.name, *(p.name for p in CACHE.glob(f"venv-*-{digest}"))})
+        return Installed(folder)
+
+
+def _prune(keep: set[str]) -> None:
+    """Remove what earlier sources left (keep the dependency wheels of the current lock)."""
+    for path in CACHE.iterdir():
+        if path.name.startswith(("venv-", "packages-", "deps-")) and path.name not in keep:
+            shutil.rmtree(path, ignore_errors=True)

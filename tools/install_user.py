@@ -1,0 +1,95 @@
+"""Install Aletheia for use outside this checkout: a venv of its own, commands on your PATH.
+
+The hub, the proxy and the shared package are installed (not editable, so the checkout may
+move or go) into one virtual environment with the exact versions of requirements-hub.lock,
+and `aletheia`, `aletheia-server`, `aletheia-sync` and `aletheia-mcp` are linked into a folder
+on PATH. Running it again replaces the environment with the checkout's current version.
+`aletheia install <host>` run from there writes that environment's `aletheia-mcp` path.
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+from typing import Final
+
+ROOT: Final = Path(__file__).resolve().parents[1]
+LOCK: Final = ROOT / "requirements-hub.lock"
+PACKAGES: Final = ("shared", "services/stdio-proxy", "services/hub")
+COMMANDS: Final = ("aletheia", "aletheia-server", "aletheia-sync", "aletheia-mcp")
+
+
+def default_venv() -> Path:
+    data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data_home) / "aletheia" / "venv"
+
+
+def default_bin_dir() -> Path:
+    return Path.home() / ".local" / "bin"
+
+
+def pip(environment: Path, *args: str) -> None:
+    python = environment / "bin" / "python"
+    subprocess.run([str(python), "-m", "pip", "--quiet", *args], check=True, cwd=ROOT)
+
+
+def link_commands(environment: Path, bin_dir: Path) -> list[str]:
+    """Link each command into bin_dir; a file there that is not a link is left and named."""
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    refused = []
+    for name in COMMANDS:
+        target = environment / "bin" / name
+        link = bin_dir / name
+        if link.exists() and not link.is_symlink():
+            refused.append(str(link))
+            continue
+        if link.is_symlink():
+            link.unlink()
+        link.symlink_to(target)
+    return refused
+
+
+def on_path(bin_dir: Path) -> bool:
+    folders = os.environ.get("PATH", "").split(os.pathsep)
+    return any(Path(folder).expanduser().resolve() == bin_dir.resolve() for folder in folders)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="make install-user", description=__doc__.split("\n", 1)[0]
+    )
+    parser.add_argument(
+        "--venv",
+        type=Path,
+        default=default_venv(),
+        help="environment to install into "
+        "(default $XDG_DATA_HOME/aletheia/venv, else ~/.local/share/aletheia/venv)",
+    )
+    parser.add_argument(
+        "--bin-dir",
+        type=Path,
+        default=default_bin_dir(),
+        help="folder on PATH for the commands (default ~/.local/bin)",
+    )
+    args = parser.parse_args(argv)
+    environment: Path = args.venv.expanduser().absolute()
+    bin_dir: Path = args.bin_dir.expanduser().absolute()
+    print(f"Installing Aletheia into {environment}", flush=True)
+    venv.EnvBuilder(clear=True, with_pip=True).create(environment)
+    pip(environment, "install", "--require-hashes", "--no-deps", "-r", str(LOCK))
+    pip(environment, "install", "--no-deps", *(str(ROOT / package) for package in PACKAGES))
+    pip(environment, "check")
+    refused = link_commands(environment, bin_dir)
+    for path in refused:
+        print(f"Left {path} as it is (not a link); remove it and run again to link it.")
+    print(f"Linked {', '.join(COMMANDS)} into {bin_dir}")
+    if not on_path(bin_dir):
+        print(f'{bin_dir} is not on PATH: add `export PATH="{bin_dir}:$PATH"` to your shell.')
+    print("Next: aletheia install <host> --write   (claude-code, cursor, codex, ...)")
+    return 1 if refused else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
