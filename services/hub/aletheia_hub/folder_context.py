@@ -159,6 +159,8 @@ def apply(changes: Iterable[Change]) -> None:
         raise FolderContextError(
             f"{error.path} changed while the folder context was updated; run it again."
         ) from None
+    except managed_block.UnusableLink as error:
+        raise FolderContextError(str(error)) from None
 
 
 def diff(changes: Iterable[Change], root: Path) -> str:

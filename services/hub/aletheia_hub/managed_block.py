@@ -5,6 +5,10 @@ A block named `aletheia-x` sits between `<!-- aletheia-x -->` and `<!-- /alethei
 second line records what we added around it, so removing it gives back the user's bytes
 exactly: `created=yes` when we created the file, `lead=N` for the newlines we put before the
 block to start it on its own paragraph.
+
+A symbolic link (dotfile managers make them) is the user's: it is never replaced or removed.
+Writes and deletes go to the file it leads to; for a link that leads nowhere yet, that file is
+created.
 """
 
 import difflib
@@ -14,6 +18,9 @@ import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
+
+MAX_LINKS: Final = 40  # links in a row before a chain counts as a circle (Linux allows 40)
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,12 +32,24 @@ class Change:
     after: str | None
 
 
-class ChangedMeanwhile(Exception):
+class WriteRefused(Exception):
+    """A file we will not write; the message says why and what to do."""
+
+    def __init__(self, path: Path, message: str) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class ChangedMeanwhile(WriteRefused):
     """A file changed between planning a change to it and writing it."""
 
     def __init__(self, path: Path) -> None:
-        super().__init__(f"{path} changed while it was being updated; run the command again.")
-        self.path = path
+        super().__init__(path, f"{path} changed while it was being updated; run the command again.")
+
+
+class UnusableLink(WriteRefused):
+    """A symbolic link whose file cannot be written: it leads round in a circle, into a folder
+    that does not exist, or to a file the system will not let us replace."""
 
 
 class BlockFormat:
@@ -131,15 +150,60 @@ def apply(changes: Iterable[Change]) -> None:
         if read_text(change.path) != change.before:
             raise ChangedMeanwhile(change.path)
         if change.after is None:
-            change.path.unlink()
+            resolve_link(change.path).unlink()
         else:
             change.path.parent.mkdir(parents=True, exist_ok=True)
             write_atomically(change.path, change.after)
 
 
+def resolve_link(path: Path) -> Path:
+    """The file a path stands for: where its symbolic link leads, through a chain of them, each
+    read relative to its own folder; the path itself when it is no link."""
+    current = path
+    for _ in range(MAX_LINKS):
+        if not current.is_symlink():
+            return current
+        # Joined, not normalized: the system reads `..` in a link from the link's real folder.
+        current = current.parent / current.readlink()
+    raise UnusableLink(
+        path,
+        f"{path} is a symbolic link that leads round in a circle (or through over {MAX_LINKS} "
+        "links); point it at a file, then run this again.",
+    )
+
+
 def write_atomically(path: Path, text: str) -> None:
     """Replace the file in one step (a temporary file beside it, then a rename), keeping its
-    permissions; a reader sees the old text or the new, never a half-written file."""
+    permissions; a reader sees the old text or the new, never a half-written file. Through a
+    symbolic link, the file it leads to is replaced (or created) and the link stays."""
+    target = resolve_link(path)
+    if target == path:
+        _replace(target, text)
+        return
+    if not target.parent.is_dir():
+        raise UnusableLink(
+            path,
+            f"{path} is a symbolic link to {os.path.realpath(target)}, whose folder does not "
+            "exist; create the folder (or remove the link), then run this again.",
+        )
+    try:
+        _replace(target, text)
+    except OSError as error:
+        raise unwritable_link(path, target, error) from None
+
+
+def unwritable_link(path: Path, target: Path, error: OSError) -> UnusableLink:
+    """The refusal for a link whose file (or the folder it is in) the system will not let us
+    write: a link into a read-only store, say."""
+    return UnusableLink(
+        path,
+        f"{path} is a symbolic link to {os.path.realpath(target)}, which cannot be written "
+        f"({error.strerror or error}); change the file where it is kept, or replace the link "
+        "with a file of its own, then run this again.",
+    )
+
+
+def _replace(path: Path, text: str) -> None:
     mode = path.stat().st_mode & 0o7777 if path.exists() else None
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

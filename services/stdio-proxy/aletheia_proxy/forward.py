@@ -3,7 +3,7 @@
 import json
 import logging
 from collections.abc import Callable
-from typing import BinaryIO
+from typing import BinaryIO, Final
 
 import httpx
 
@@ -12,6 +12,9 @@ from aletheia_proxy.transport import HubClient, HubUnreachable, HubUntrusted
 from aletheia_shared import jsonrpc
 
 logger = logging.getLogger("aletheia_proxy")
+
+# What a host sends once initialize is answered; the proxy sends it after opening a session.
+INITIALIZED_LINE: Final = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
 
 # Points the client at a hub that serves the proxy's store; None, or why it cannot.
 HubFinder = Callable[[], str | None]
@@ -32,17 +35,35 @@ class Forwarder:
 
     def forward(self, line: bytes) -> bytes | None:
         """The line to write back for one input line (None: nothing to write)."""
-        if _is_initialize(line):
+        opens_session = _is_initialize(line)
+        if opens_session:
+            # Kept even when it cannot be forwarded: a hub that comes later is opened with it.
             self.initialize_line = line
         try:
-            response = self._post(line)
-            if response.status_code == 404 and self._reinitialize():
-                response = self.hub.post(line)
+            response = self._send(line, opens_session=opens_session)
         except HubUnreachable as error:
             return self._unreachable(line, error)
         except (NoHub, HubUntrusted) as error:
             return _failed(line, jsonrpc.SERVER_ERROR, str(error))
         return self._answer(line, response)
+
+    def _send(self, line: bytes, *, opens_session: bool) -> httpx.Response:
+        """Post the line in a hub session. Once the host has initialized, the proxy opens
+        one with the host's initialize whenever it holds none (the hub was down, or the reply
+        was lost), and again, sending the line once more, when the hub forgot it."""
+        initialize_line = None if opens_session else self.initialize_line
+        if initialize_line is None:
+            return self._post(line)
+        if self.hub.session_id is None:
+            refusal = self._open_session(initialize_line)
+            return self._post(line) if refusal is None else refusal
+        response = self._post(line)
+        if response.status_code != 404 or not replies.refuses_the_post(response.content):
+            return response
+        # The hub forgot our session (a new store, or it ended): open a new one the same way.
+        self.hub_checked = False  # another hub may hold the port now: check its store first
+        refusal = self._open_session(initialize_line)
+        return self._post(line) if refusal is None else refusal
 
     def _unreachable(self, line: bytes, error: HubUnreachable) -> bytes | None:
         if error.refused:
@@ -84,18 +105,16 @@ class Forwarder:
             self._ensure_hub()
             return self.hub.post(line)
 
-    def _reinitialize(self) -> bool:
-        """The hub forgot our session (new store, ended): open a new one the same way."""
-        if self.initialize_line is None or self.hub.session_id is None:
-            return False
+    def _open_session(self, initialize_line: bytes) -> httpx.Response | None:
+        """Open a hub session with the host's own initialize, as the host did; its reply is
+        the proxy's to read, not the host's. The hub's HTTP refusal, when it gave one, is the
+        answer to the line that needed the session (a bad token says so, say)."""
         self.hub.session_id = None
-        self.hub_checked = False  # another hub may hold the port now: check its store first
-        self._ensure_hub()
-        try:
-            response = self.hub.post(self.initialize_line)
-        except HubUnreachable:
-            return False
-        return response.status_code == 200 and self.hub.session_id is not None
+        response = self._post(initialize_line)
+        if self.hub.session_id is None:
+            return response if response.status_code >= 400 else None
+        self.hub.post(INITIALIZED_LINE)
+        return None
 
     def _answer(self, line: bytes, response: httpx.Response) -> bytes | None:
         status = response.status_code
@@ -165,7 +184,10 @@ def _explain(status: int, hub_says: str | None, retry_after: str | None) -> str:
     if status == 403:
         return f"The hub refused this request (HTTP 403).{detail}"
     if status == 404:
-        return f"The hub no longer knows this session: restart this MCP server.{detail}"
+        return (
+            "The hub answered HTTP 404, even in a new session: check that ALETHEIA_HUB_URL "
+            f"names its MCP endpoint (ending in /mcp).{detail}"
+        )
     if status == 413:
         return f"The message is larger than the hub accepts (HTTP 413); send less at once.{detail}"
     if status == 429:

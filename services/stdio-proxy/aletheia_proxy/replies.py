@@ -63,3 +63,14 @@ def is_message_error(body: bytes) -> bool:
         and isinstance(payload.get("error"), dict)
         and payload["error"].get("code") in (jsonrpc.PARSE_ERROR, jsonrpc.INVALID_REQUEST)
     )
+
+
+def refuses_the_post(body: bytes) -> bool:
+    """Whether an error body refuses the whole POST (no JSON-RPC answer, or one with id null,
+    as "session not found" is) rather than answering the requests it held."""
+    try:
+        payload = json.loads(body)
+    except ValueError:
+        return True
+    answers = payload if isinstance(payload, list) else [payload]
+    return not any(isinstance(item, dict) and item.get("id") is not None for item in answers)

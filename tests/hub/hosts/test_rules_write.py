@@ -1,6 +1,7 @@
 """aletheia rules write: the rules that apply in a project, in a managed block of each host's
 instruction file; the user's text around it never changes."""
 
+import os
 from pathlib import Path
 
 import pytest
@@ -145,3 +146,69 @@ def test_the_project_comes_from_the_option_when_given(cli: Cli, store: Path, sho
     assert code == 0, err
     claude = (shop / "CLAUDE.md").read_text()
     assert "- Always: Billing uses yarn\n" in claude and "pnpm, not npm" not in claude
+
+
+# Linked instruction files (CLAUDE.md -> AGENTS.md, or a file kept with dotfiles) stay links.
+
+
+def delete_rules(store: Path) -> None:
+    db = Database(f"sqlite:///{store}")
+    try:
+        with db.write_session() as session:
+            session.execute(text("DELETE FROM rules"))
+    finally:
+        db.dispose()
+
+
+def test_a_claude_md_linked_to_agents_md_gets_one_block_and_stays_a_link(
+    cli: Cli, store: Path, shop: Path
+) -> None:
+    (shop / "CLAUDE.md").unlink()
+    (shop / "CLAUDE.md").symlink_to("AGENTS.md")
+    code, out, err = write(cli, store, shop, "--all", "--write")
+    assert code == 0, err
+    assert os.readlink(shop / "CLAUDE.md") == "AGENTS.md"
+    agents = (shop / "AGENTS.md").read_text()
+    assert agents.startswith(AGENTS_TEXT + "\n\n<!-- aletheia-rules -->\n")
+    assert agents.count("<!-- aletheia-rules -->") == 1
+    assert rule_lines(agents) == RULE_LINES
+    assert "updated AGENTS.md" in out.splitlines()
+    assert "CLAUDE.md" not in out  # one file, written once, under its own name
+    assert write(cli, store, shop, "--all", "--write")[1].startswith("Nothing to change")
+
+
+def test_one_hosts_linked_file_is_written_where_the_link_leads(
+    cli: Cli, store: Path, shop: Path
+) -> None:
+    real = shop.parent / "dotfiles" / "CLAUDE.md"
+    real.parent.mkdir()
+    (shop / "CLAUDE.md").rename(real)
+    (shop / "CLAUDE.md").symlink_to("../dotfiles/CLAUDE.md")
+    code, out, err = write(cli, store, shop, "--tool", "claude-code", "--write")
+    assert code == 0, err
+    assert out == "updated CLAUDE.md\n"
+    assert os.readlink(shop / "CLAUDE.md") == "../dotfiles/CLAUDE.md"
+    written = real.read_text()
+    assert written.startswith(CLAUDE_TEXT + "\n<!-- aletheia-rules -->\n")
+    assert rule_lines(written) == RULE_LINES
+    assert sorted(path.name for path in real.parent.iterdir()) == ["CLAUDE.md"]
+
+
+def test_a_dangling_link_gets_the_rules_file_and_keeps_it_until_the_rules_go(
+    cli: Cli, store: Path, shop: Path
+) -> None:
+    real = shop.parent / "dotfiles" / "GEMINI.md"
+    real.parent.mkdir()
+    (shop / "GEMINI.md").symlink_to("../dotfiles/GEMINI.md")
+    code, out, err = write(cli, store, shop, "--all", "--write")
+    assert code == 0, err
+    assert "created GEMINI.md" in out.splitlines()
+    assert rule_lines(real.read_text()) == RULE_LINES
+    assert (shop / "GEMINI.md").is_symlink()
+
+    delete_rules(store)
+    code, out, err = write(cli, store, shop, "--all", "--write")
+    assert code == 0, err
+    assert "deleted GEMINI.md" in out.splitlines()
+    assert not real.exists()  # the file we created is gone; the user's link is left as made
+    assert os.readlink(shop / "GEMINI.md") == "../dotfiles/GEMINI.md"

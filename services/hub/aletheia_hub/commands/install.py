@@ -80,7 +80,7 @@ def run_install(args: argparse.Namespace) -> int:
             )
             changes = [hooks] if same else [entry, hooks]
         return _finish(host, [c for c in changes if c is not None], home, args.write)
-    except ConfigFileError as error:
+    except (ConfigFileError, managed_block.WriteRefused, OSError) as error:
         print(f"aletheia install: {error}", file=sys.stderr)
         return 1
 
@@ -97,7 +97,7 @@ def run_uninstall(args: argparse.Namespace) -> int:
             hooks = hook_settings.plan_remove_hooks(host, hook_file, entry if same else None)
             changes = [hooks] if same else [entry, hooks]
         return _finish(host, [c for c in changes if c is not None], home, args.write)
-    except ConfigFileError as error:
+    except (ConfigFileError, managed_block.WriteRefused, OSError) as error:
         print(f"aletheia uninstall: {error}", file=sys.stderr)
         return 1
 
@@ -112,8 +112,23 @@ def _finish(host: Host, changes: list[Change], home: Path, write: bool) -> int:
         return 0
     for change in changes:
         backup = install.write(change)
-        shown = managed_block.display_name(change.path, home)
-        note = f" (the old file is kept as {backup.name})" if backup is not None else ""
-        print(f"Wrote ~/{shown}{note}.")
+        print(_wrote(change.path, backup, home))
     print(f"Restart {host.name} to load the change.")
     return 0
+
+
+def _wrote(path: Path, backup: Path | None, home: Path) -> str:
+    """`Wrote ~/<file>.`, naming the file a symbolic link led to and where the old one is."""
+    written = managed_block.resolve_link(path)
+    # resolve() only where no link is left: it names the folders as they really are.
+    into = _from_home(written.resolve(), home)
+    through = "" if written == path else f" through its link, into {into}"
+    if backup is None:
+        return f"Wrote {_from_home(path, home)}{through}."
+    kept = backup.name if written == path else _from_home(backup.resolve(), home)
+    return f"Wrote {_from_home(path, home)}{through} (the old file is kept as {kept})."
+
+
+def _from_home(path: Path, home: Path) -> str:
+    shown = managed_block.display_name(path, home)
+    return shown if Path(shown).is_absolute() else f"~/{shown}"

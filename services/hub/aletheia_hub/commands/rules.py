@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     try:
         managed_block.apply(changes)
-    except managed_block.ChangedMeanwhile as error:
+    except managed_block.WriteRefused as error:
         print(f"aletheia rules write: {error}", file=sys.stderr)
         return 1
     for change in changes:

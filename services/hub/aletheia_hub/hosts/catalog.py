@@ -32,10 +32,10 @@ class Host:
     alternatives: tuple[str, ...] = ()
 
     def config_file(self, home: Path) -> Path:
-        """The config file to read and write: the documented one, or an alternative the
-        user already has."""
+        """The config file to read and write: the documented one (a link there counts, even
+        one that leads nowhere yet), or an alternative the user already has."""
         main = home / self.config_path.removeprefix("~/")
-        if main.exists():
+        if main.exists() or main.is_symlink():
             return main
         for alternative in self.alternatives:
             candidate = home / alternative.removeprefix("~/")

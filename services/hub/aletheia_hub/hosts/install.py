@@ -39,14 +39,21 @@ def plan_uninstall(host: Host, home: Path) -> Change | None:
 
 
 def write(change: Change) -> Path | None:
-    """Write one planned change atomically; the old file is first copied beside it. Returns
-    the backup's path (None when the file is new)."""
+    """Write one planned change atomically; the old file is first copied beside it (beside
+    the file a symbolic link leads to, which is the one written). Returns the backup's path
+    (None when the file is new)."""
     if managed_block.read_text(change.path) != change.before:
         raise managed_block.ChangedMeanwhile(change.path)
     backup = None
     if change.before is not None:
-        backup = backup_path(change.path)
-        shutil.copy2(change.path, backup)
+        written = managed_block.resolve_link(change.path)
+        backup = backup_path(written)
+        try:
+            shutil.copy2(written, backup)
+        except OSError as error:
+            if written == change.path:
+                raise
+            raise managed_block.unwritable_link(change.path, written, error) from None
     managed_block.apply([change])
     return backup
 

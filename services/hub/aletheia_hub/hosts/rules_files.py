@@ -6,6 +6,7 @@ Cursor and Windsurf read rules from files of their own kind (`.cursor/rules/alet
 always apply them; removing our block deletes such a file when nothing else is left in it.
 """
 
+import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Final
@@ -42,8 +43,15 @@ def render_body(rules: Sequence[RuleRecord], project: str) -> str:
 
 
 def targets(hosts: Iterable[Host], root: Path) -> list[Path]:
-    """Each instruction file of the hosts under the root, once (several read AGENTS.md)."""
-    return list(dict.fromkeys(root / host.instruction_file for host in hosts))
+    """Each instruction file of the hosts under the root, once (several read AGENTS.md). A
+    link to another of them (CLAUDE.md -> AGENTS.md) is the same file: the one that is no
+    link stands for both, else the first named."""
+    by_file: dict[str, Path] = {}
+    for path in dict.fromkeys(root / host.instruction_file for host in hosts):
+        seen = by_file.setdefault(os.path.realpath(path), path)
+        if seen.is_symlink() and not path.is_symlink():
+            by_file[os.path.realpath(path)] = path
+    return list(by_file.values())
 
 
 def plan(paths: Iterable[Path], body: str | None) -> list[Change]:

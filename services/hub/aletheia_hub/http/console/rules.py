@@ -13,7 +13,7 @@ from aletheia_hub.http.console.access import Refused, ViewerDep, check_form
 from aletheia_hub.http.console.render import page, see_other
 from aletheia_hub.http.console.tool_files import ToolFiles
 from aletheia_hub.http.console.viewer import Viewer
-from aletheia_hub.managed_block import ChangedMeanwhile
+from aletheia_hub.managed_block import ChangedMeanwhile, UnusableLink
 from aletheia_hub.store import console as console_store
 from aletheia_hub.store import rules as rules_store
 from aletheia_hub.store.db import Database
@@ -197,4 +197,6 @@ def write_apply(request: Request, viewer: ViewerDep, csrf: Csrf = "") -> Respons
         done = files.apply(rules)
     except ChangedMeanwhile as error:
         raise Refused(409, f"{error}: look at the diff again.") from None
+    except UnusableLink as error:
+        raise Refused(409, str(error)) from None
     return _write_page(request, viewer, done=done or ["nothing to change: the files are current"])
