@@ -28,7 +28,9 @@ from tests.packaging.dockerfile import DOCKERFILE, final_stage
 from tests.packaging.wheelhouse import ROOT, Installed, dependency_wheels, fresh_venv, pip_env
 from tests.proxy.process import ProxyProcess, tool_text
 
-pytestmark = pytest.mark.e2e
+# The first run on a machine builds every wheel and two venvs (about a minute alone, several
+# beside the rest of the suite); later runs find them built.
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
 
 READY_SECONDS: Final = 60.0
 CLI_SECONDS: Final = 60.0
@@ -276,6 +278,7 @@ def test_install_user_puts_the_commands_on_path_and_hosts_get_its_proxy(
     # locked wheels built above are offered too, so nothing is downloaded twice.
     env = pip_env(isolated=False)
     env.update(HOME=str(home), PIP_FIND_LINKS=str(dependency_wheels()))
+    env.setdefault("PIP_CACHE_DIR", str(Path.home() / ".cache" / "pip"))  # not the new HOME's
     env.pop("XDG_DATA_HOME", None)
     done = subprocess.run(
         ["python3", str(ROOT / "tools" / "install_user.py")],

@@ -2,8 +2,9 @@
 with `--no-index` into fresh venvs that hold no development requirement.
 
 Built once per content: the locked dependencies' wheels are kept per requirements-hub.lock,
-the three packages' wheels and the venvs per digest of their sources, under .cache/, so a run
-with nothing changed only checks that they are there.
+the three packages' wheels and the venvs per digest of their sources, in the user's cache
+folder (as pip keeps its own), so a run with nothing changed, from any clone, only checks
+that they are there.
 """
 
 import contextlib
@@ -20,7 +21,9 @@ from pathlib import Path
 from typing import Final
 
 ROOT: Final = Path(__file__).resolve().parents[2]
-CACHE: Final = ROOT / ".cache" / "wheel-install"
+CACHE: Final = (
+    Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "aletheia" / "wheel-install"
+)
 LOCK: Final = ROOT / "requirements-hub.lock"
 PACKAGES: Final = ("shared", "services/stdio-proxy", "services/hub")
 SKIPPED_PARTS: Final = {"__pycache__", "build", "dist"}

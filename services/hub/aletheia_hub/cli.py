@@ -205,7 +205,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         _check_tls(serve_parser, settings)
         serve(settings, quiet=args.quiet)
         return
-    raise SystemExit(runners.by_name[args.command](args))
+    from aletheia_hub.commands.store_access import StoreAccessError
+
+    try:
+        code = runners.by_name[args.command](args)
+    except StoreAccessError as error:  # a missing or unreachable store: one line, no traceback
+        print(f"aletheia: {error}", file=sys.stderr)
+        code = 1
+    raise SystemExit(code)
 
 
 Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"

@@ -1,13 +1,18 @@
 """aletheia backup FILE and aletheia restore FILE: a whole store, every table, every row."""
 
 import argparse
+import sqlite3
 import sys
 from pathlib import Path
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from aletheia_hub.commands.progress import ProgressBar
-from aletheia_hub.commands.store_access import add_store_options, open_store
+from aletheia_hub.commands.store_access import add_store_options, open_store, store_url
 from aletheia_hub.store.backup import native
 from aletheia_hub.store.backup.logical import BackupError, restore_logical, write_logical
+from aletheia_hub.store.backup.target import check_target, removed_on_failure, sqlite_file
+from aletheia_hub.store.backup.verify import BackupFile, check_backup
 from aletheia_hub.store.db import Database
 
 FORMATS = ("auto", "native", "json")
@@ -39,7 +44,10 @@ def add_parsers(commands: "argparse._SubParsersAction[argparse.ArgumentParser]")
         description=(
             "Restore a file written by `aletheia backup` into a store that holds nothing yet "
             "(a new --hub-db file, an empty PostgreSQL database or schema); a store with rows "
-            "is refused. Stop hubs that serve the target first. All or nothing."
+            "is refused. The file is checked first (an Aletheia store, whole, of a schema "
+            "revision this version knows, with its store id) and nothing is written beside it. "
+            "Stop hubs that serve the target first. All or nothing: a failed restore leaves no "
+            "new file behind."
         ),
     )
     restore.add_argument("file", type=Path, help="the backup to restore")
@@ -66,25 +74,32 @@ def run_restore(args: argparse.Namespace) -> int:
     source: Path = args.file
     if not source.is_file():
         return _fail(f"{source} is not a file")
-    db = open_store(args)
+    url = store_url(args)
     try:
-        kind = native.file_kind(source)
-        if kind == "sqlite":
-            _require(db.is_sqlite, "this is an SQLite backup; restore it with --hub-db FILE")
-            native.restore_sqlite(db, source)
-            print(f"Restored {source} into {native.sqlite_path(db)}.")
-        elif kind == "pg_dump":
-            _require(not db.is_sqlite, "this is a pg_dump backup; name a PostgreSQL store")
+        found = check_backup(source)  # before the target is touched at all
+        check_target(found, url)
+        with removed_on_failure(url):
+            print(_restore(found, source, url))
+    except (BackupError, OSError, sqlite3.Error, SQLAlchemyError) as error:
+        return _fail(f"restore failed: {_one_line(error)}")
+    return 0
+
+
+def _restore(found: BackupFile, source: Path, url: str) -> str:
+    """Restore a checked backup into the target; what was done."""
+    path = sqlite_file(url)
+    if found.kind == "sqlite" and path is not None:
+        native.restore_sqlite(path, source)
+        return f"Restored {source} into {path}."
+    db = Database(url)
+    try:
+        if found.kind == "pg_dump":
             native.restore_postgres(db, source)
-            print(f"Restored {source} with pg_restore.")
-        else:
-            rows = _restore_logical(db, source)
-            print(f"Restored {rows} row(s) from {source}.")
-    except (BackupError, OSError, UnicodeDecodeError) as error:
-        return _fail(f"restore failed: {error}")
+            return f"Restored {source} with pg_restore."
+        rows = _restore_logical(db, source, found.rows or 0)
+        return f"Restored {rows} row(s) from {source}."
     finally:
         db.dispose()
-    return 0
 
 
 def _backup(db: Database, target: Path, wanted: str) -> str:
@@ -104,9 +119,7 @@ def _backup(db: Database, target: Path, wanted: str) -> str:
     return f"logical, {rows} rows"
 
 
-def _restore_logical(db: Database, source: Path) -> int:
-    with source.open("rb") as file:
-        total = max(sum(1 for _line in file) - 1, 0)  # after the header line
+def _restore_logical(db: Database, source: Path, total: int) -> int:
     bar = ProgressBar(total, "restoring")
     with source.open(encoding="utf-8") as file:
         rows = restore_logical(db, file, bar.update)
@@ -114,9 +127,10 @@ def _restore_logical(db: Database, source: Path) -> int:
     return rows
 
 
-def _require(condition: bool, message: str) -> None:
-    if not condition:
-        raise BackupError(message)
+def _one_line(error: Exception) -> str:
+    """An error's first line: SQLAlchemy's messages go on with the statement and a link."""
+    lines = str(error).strip().splitlines()
+    return lines[0] if lines else type(error).__name__
 
 
 def _fail(message: str) -> int:

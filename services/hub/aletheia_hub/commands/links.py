@@ -36,7 +36,8 @@ def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 
 def run(args: argparse.Namespace) -> int:
-    db = open_store(args)
+    # A team hub's first token may be made before the hub ever starts on its store.
+    db = open_store(args, create=args.action == "create")
     try:
         if args.action == "create":
             return _create(args, db)

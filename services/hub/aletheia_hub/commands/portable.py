@@ -96,7 +96,7 @@ def run_import(args: argparse.Namespace) -> int:
     project: str = args.project or document.project
     total = len(document.observations)
     bar = ProgressBar(total, "importing") if total >= LARGE_IMPORT else None
-    db = open_store(args)
+    db = open_store(args, create=True)
     try:
         with db.write_session() as session:
             counts = import_document(

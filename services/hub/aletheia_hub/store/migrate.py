@@ -6,12 +6,19 @@ that much faster.
 """
 
 import re
+import sqlite3
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from sqlalchemy import Connection, Engine, text
+from sqlalchemy import Connection, Engine, create_engine, inspect, text
+from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.pool import NullPool
+
+from aletheia_hub.store.backup.before_upgrade import back_up_before_upgrade
+from aletheia_hub.store.backup.native import sqlite_uri
+from aletheia_hub.store.backup.tables import MIGRATIONS_TABLE
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -24,19 +31,29 @@ _DOWN_REVISION: Final = re.compile(r'^down_revision = (?:"(\w+)"|None)$', re.MUL
 
 
 @cache
-def head_revision() -> str:
-    """The newest migration's revision: the one no other migration names as its parent."""
-    revisions, parents = set(), set()
+def known_revisions() -> tuple[str, ...]:
+    """Every migration's revision, oldest first: the schema revisions this version knows."""
+    parents: dict[str, str | None] = {}
     for path in (MIGRATIONS_DIR / "versions").glob("m*.py"):
         source = path.read_text()
         revision, parent = _REVISION.search(source), _DOWN_REVISION.search(source)
         if revision is None or parent is None:
             raise RuntimeError(f"{path.name} names no revision or down_revision")
-        revisions.add(revision.group(1))
-        if parent.group(1):
-            parents.add(parent.group(1))
-    (head,) = revisions - parents
-    return head
+        parents[revision.group(1)] = parent.group(1)
+    children = {parent: revision for revision, parent in parents.items()}
+    chain: list[str] = []
+    child = children.get(None)
+    while child is not None:
+        chain.append(child)
+        child = children.get(child)
+    if len(chain) != len(parents):
+        raise RuntimeError("the migrations do not form one line from the first to the newest")
+    return tuple(chain)
+
+
+def head_revision() -> str:
+    """The newest migration's revision."""
+    return known_revisions()[-1]
 
 
 def current_revision(connection: Connection) -> str | None:
@@ -59,11 +76,13 @@ def _config(connection: Connection) -> "Config":
 
 
 def upgrade_to_head(engine: Engine) -> None:
-    """Apply every pending migration; on PostgreSQL under an advisory lock."""
+    """Apply every pending migration; on PostgreSQL under an advisory lock. An SQLite store
+    with rows is backed up beside itself first."""
     if is_current(engine):
         return
     from alembic import command
 
+    back_up_before_upgrade(engine, known_revisions())
     with engine.connect() as connection:
         if connection.dialect.name == "postgresql":
             connection.execute(
@@ -81,7 +100,46 @@ def upgrade_to_head(engine: Engine) -> None:
                 connection.commit()
 
 
+def migrate_connection(connection: Connection, revision: str) -> None:
+    """Migrate the store on `connection` up to `revision` inside the connection's transaction,
+    which the caller commits or rolls back (a failed restore leaves no tables behind)."""
+    from alembic import command
+
+    command.upgrade(_config(connection), revision)
+
+
 def is_current(engine: Engine) -> bool:
     """Whether the store is at the newest migration."""
     with engine.connect() as connection:
         return current_revision(connection) == head_revision()
+
+
+def store_exists(url: str) -> bool:
+    """Whether `url` names an Aletheia store (one migrations have made), found without creating
+    or changing anything: no SQLite file or folder is made, no PostgreSQL table."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        return _sqlite_store_exists(Path(parsed.database or ""))
+    engine = create_engine(url, poolclass=NullPool)
+    try:
+        with engine.connect() as connection:
+            return bool(inspect(connection).has_table(MIGRATIONS_TABLE))
+    finally:
+        engine.dispose()
+
+
+def _sqlite_store_exists(path: Path) -> bool:
+    if not path.is_file():
+        return False
+    try:
+        reader = sqlite3.connect(sqlite_uri(path, immutable=False), uri=True)
+        try:
+            found = reader.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                (MIGRATIONS_TABLE,),
+            ).fetchone()
+        finally:
+            reader.close()
+    except sqlite3.DatabaseError:  # not an SQLite file at all
+        return False
+    return found is not None

@@ -5,7 +5,8 @@ import shutil
 import sqlite3
 import subprocess
 from pathlib import Path
-from typing import Final
+from typing import Final, Literal
+from urllib.parse import quote
 
 from sqlalchemy import Connection, text
 from sqlalchemy.engine import make_url
@@ -22,30 +23,43 @@ def sqlite_path(db: Database) -> Path:
     return Path(make_url(db.url).database or "")
 
 
+def sqlite_uri(path: Path, *, immutable: bool) -> str:
+    """A read-only SQLite URI for `path`. Immutable: SQLite reads the file alone, takes no lock
+    and writes nothing beside it (no -wal, no -shm); only for a file nothing writes to."""
+    uri = f"file:{quote(str(path.resolve()))}?mode=ro"
+    return uri + "&immutable=1" if immutable else uri
+
+
+def copy_sqlite(source: Path, target: Path) -> None:
+    """Copy the live SQLite store at `source`, WAL included, into the new file `target`: in one
+    step, under one read transaction, which in WAL mode blocks no writer (copied in steps, each
+    write by a hub would restart the copy). The copy keeps a rollback journal, so opening it
+    later leaves no -wal or -shm beside it."""
+    reader = sqlite3.connect(source)
+    copy = sqlite3.connect(target)
+    try:
+        reader.backup(copy)
+        copy.execute("PRAGMA journal_mode=DELETE")
+    finally:
+        copy.close()
+        reader.close()
+
+
 def backup_sqlite(db: Database, target: Path) -> None:
-    """Copy the live SQLite store, WAL included, into `target`: in one step, under one read
-    transaction, which in WAL mode blocks no writer (copied in steps, each write by a hub
-    would restart the copy)."""
-    source = sqlite3.connect(sqlite_path(db))
+    """Copy the live SQLite store into `target`."""
+    copy_sqlite(sqlite_path(db), target)
+
+
+def restore_sqlite(target: Path, backup: Path) -> None:
+    """Copy a checked SQLite backup into the store file `target`, new or holding no rows. The
+    backup is read as immutable: nothing is written beside it."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    source = sqlite3.connect(sqlite_uri(backup, immutable=True), uri=True)
     copy = sqlite3.connect(target)
     try:
         source.backup(copy)
     finally:
         copy.close()
-        source.close()
-
-
-def restore_sqlite(db: Database, backup: Path) -> None:
-    """Copy an SQLite backup over this empty SQLite store."""
-    with db.engine.connect() as connection:
-        check_empty(connection)
-    db.dispose()
-    source = sqlite3.connect(f"file:{backup}?mode=ro", uri=True)
-    target = sqlite3.connect(sqlite_path(db))
-    try:
-        source.backup(target)
-    finally:
-        target.close()
         source.close()
 
 
@@ -69,7 +83,7 @@ def backup_postgres(db: Database, target: Path) -> None:
     """pg_dump of the store's schema in the custom format."""
     with db.engine.connect() as connection:
         schema = _current_schema(connection)
-    _run(
+    run_tool(
         [
             "pg_dump",
             "--format=custom",
@@ -83,7 +97,7 @@ def backup_postgres(db: Database, target: Path) -> None:
 
 def restore_postgres(db: Database, backup: Path) -> None:
     """pg_restore into the same schema, which must hold no rows; its tables are replaced."""
-    listing = _run(["pg_restore", "--list", str(backup)])
+    listing = run_tool(["pg_restore", "--list", str(backup)])
     with db.engine.begin() as connection:
         schema = _current_schema(connection)
         dumped = set(re.findall(r"TABLE DATA (\S+) ", listing))
@@ -98,7 +112,7 @@ def restore_postgres(db: Database, backup: Path) -> None:
         ).scalars():
             connection.execute(text(f'DROP TABLE IF EXISTS "{name}" CASCADE'))
     db.dispose()
-    _run(
+    run_tool(
         [
             "pg_restore",
             "--no-owner",
@@ -110,7 +124,10 @@ def restore_postgres(db: Database, backup: Path) -> None:
     )
 
 
-def file_kind(path: Path) -> str:
+BackupKind = Literal["sqlite", "pg_dump", "logical"]
+
+
+def file_kind(path: Path) -> BackupKind:
     """sqlite, pg_dump or logical, by the file's first bytes."""
     with path.open("rb") as file:
         start = file.read(len(SQLITE_MAGIC))
@@ -131,8 +148,14 @@ def _libpq_url(db: Database) -> str:
     return url.render_as_string(hide_password=False)
 
 
-def _run(argv: list[str]) -> str:
+def run_tool(argv: list[str]) -> str:
     done = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=TOOL_SECONDS)
     if done.returncode != 0:
-        raise BackupError(f"{argv[0]} failed: {done.stderr.strip()[:2000]}")
+        raise BackupError(f"{Path(argv[0]).name} failed: {_last_line(done.stderr)}")
     return done.stdout
+
+
+def _last_line(stderr: str) -> str:
+    """The tool's last message: the one that says why it stopped, on one line."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    return lines[-1][:500] if lines else "no message"

@@ -59,15 +59,19 @@ def read_revision(connection: Connection) -> str:
     return str(connection.execute(text(f"SELECT version_num FROM {MIGRATIONS_TABLE}")).scalar())
 
 
-def check_empty(connection: Connection) -> None:
-    """Refuse a store that holds anything: a restore never mixes two stores' rows."""
-    filled = [
+def filled_tables(connection: Connection) -> list[str]:
+    """The tables that hold rows, but the per-store values every new store has."""
+    return [
         table.name
         for table in store_tables(connection)
         if table.name != PER_STORE_TABLE
         and connection.execute(text(f"SELECT 1 FROM {_quote(table.name)} LIMIT 1")).first()
     ]
-    if filled:
+
+
+def check_empty(connection: Connection) -> None:
+    """Refuse a store that holds anything: a restore never mixes two stores' rows."""
+    if filled := filled_tables(connection):
         raise BackupError(
             f"the target store is not empty (rows in {', '.join(filled)}); restore into a new "
             "store: a new --hub-db file, or an empty PostgreSQL database or schema"
