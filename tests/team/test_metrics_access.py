@@ -24,3 +24,18 @@ def test_team_hub_serves_metrics_to_an_admin_token_only(
     allowed = http.get("/metrics", headers={"Authorization": f"Bearer {admin}"})
     assert allowed.status_code == 200
     assert "aletheia_rate_limited_calls_total 2" in allowed.text
+
+
+def test_metrics_are_refused_to_a_project_limited_admin_token(
+    team_app: TeamApp, store_url: str, sqlite_template: Path
+) -> None:
+    prefill_store(sqlite_template, store_url)
+    _id, limited = issue_token(store_url, "admin", ["shop"])
+    http = team_app(store_url)
+    refused = http.get("/metrics", headers={"Authorization": f"Bearer {limited}"})
+    assert refused.status_code == 403
+    assert refused.json() == {
+        "detail": "Forbidden: /metrics shows store-wide numbers of every project; it needs an "
+        "admin token without project limits."
+    }
+    assert "aletheia_store_rows" not in refused.text

@@ -2,7 +2,8 @@
 to another query.
 
 A cursor is base64url(JSON payload) "." base64url(HMAC-SHA256, first 16 bytes). The payload
-names the tool, a fingerprint of the query and its filters, and the position to resume from.
+names the tool, a fingerprint of the query and its filters, the position to resume from, and
+the pins the first page fixed for the pages after it (how it was ranked, with which model).
 The key is the store's cursor secret, so every hub over one store accepts the others' cursors.
 """
 
@@ -12,6 +13,7 @@ import hashlib
 import hmac
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Final
 
 CURSOR_VERSION: Final = 1
@@ -33,13 +35,26 @@ def fingerprint(tool: str, filters: Mapping[str, object]) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()[:32]
 
 
-def encode_cursor(*, secret: str, query_print: str, position: Mapping[str, int]) -> str:
+@dataclass(frozen=True, slots=True)
+class CursorState:
+    """Where a cursor resumes, and what its first page fixed for every later one."""
+
+    position: dict[str, int]
+    pins: dict[str, str] = field(default_factory=dict)
+
+
+def encode_cursor(
+    *,
+    secret: str,
+    query_print: str,
+    position: Mapping[str, int],
+    pins: Mapping[str, str] | None = None,
+) -> str:
     """A signed cursor that resumes the query with this fingerprint at `position`."""
-    payload = json.dumps(
-        {"v": CURSOR_VERSION, "f": query_print, "p": dict(position)},
-        sort_keys=True,
-        separators=(",", ":"),
-    )
+    content: dict[str, object] = {"v": CURSOR_VERSION, "f": query_print, "p": dict(position)}
+    if pins:
+        content["m"] = dict(pins)
+    payload = json.dumps(content, sort_keys=True, separators=(",", ":"))
     body = _b64(payload.encode())
     return f"{body}.{_b64(_signature(secret, body))}"
 
@@ -47,6 +62,11 @@ def encode_cursor(*, secret: str, query_print: str, position: Mapping[str, int])
 def decode_cursor(cursor: str, *, secret: str, query_print: str) -> dict[str, int]:
     """The position a cursor resumes from; CursorError when it is malformed, forged, or was
     made for another query."""
+    return decode_cursor_state(cursor, secret=secret, query_print=query_print).position
+
+
+def decode_cursor_state(cursor: str, *, secret: str, query_print: str) -> CursorState:
+    """The position and pins of a cursor; CursorError as for decode_cursor."""
     if len(cursor) > MAX_CURSOR_CHARS or cursor.count(".") != 1:
         raise CursorError("it is malformed")
     body, signature = cursor.split(".")
@@ -70,7 +90,13 @@ def decode_cursor(cursor: str, *, secret: str, query_print: str) -> dict[str, in
         isinstance(value, int) and value >= 0 for value in position.values()
     ):
         raise CursorError("it is malformed")
-    return {str(key): int(value) for key, value in position.items()}
+    pins = payload.get("m", {})
+    if not isinstance(pins, dict) or not all(isinstance(value, str) for value in pins.values()):
+        raise CursorError("it is malformed")
+    return CursorState(
+        position={str(key): int(value) for key, value in position.items()},
+        pins={str(key): value for key, value in pins.items()},
+    )
 
 
 def _signature(secret: str, body: str) -> bytes:

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import text
 
 from aletheia_hub.http.console.security import CSP
 from aletheia_hub.settings import Settings
@@ -53,6 +54,31 @@ def test_the_first_visit_opens_a_session_with_a_strict_http_only_cookie(http: Te
     assert cookie.startswith("aletheia_console=")
     assert "HttpOnly" in cookie and "SameSite=strict" in cookie and "Path=/" in cookie
     assert "Secure" not in cookie  # plain HTTP on loopback; over TLS it is Secure
+
+
+def test_visits_without_a_cookie_store_no_browser_session_and_forms_still_work(
+    http: TestClient, settings: Settings
+) -> None:
+    for _ in range(50):
+        http.cookies.clear()
+        assert http.get("/").status_code == 200
+    csrf = csrf_of(http)
+    added = http.post("/rules", data={"csrf": csrf, "then": "Keep pages stateless"})
+    assert added.status_code == 200 and "Keep pages stateless" in added.text
+    assert _browser_session_rows(settings) == 0
+    http.cookies.clear()
+    http.cookies.set("aletheia_console", "another-browser")
+    answer = http.post("/rules", data={"csrf": csrf, "then": "x"})  # csrf of another cookie
+    assert answer.status_code == 403
+
+
+def _browser_session_rows(settings: Settings) -> int:
+    db = Database(settings.resolved_database_url())
+    try:
+        with db.read_session() as session:
+            return int(session.execute(text("SELECT count(*) FROM browser_sessions")).scalar_one())
+    finally:
+        db.dispose()
 
 
 def test_stored_markup_is_shown_as_text(http: TestClient, seeded: dict[str, int]) -> None:

@@ -24,13 +24,13 @@ def test_recent_sessions_newest_first_with_their_observations_and_a_cursor(
         [create(s, f"Step {i}{j}", f"Session {i} note {j}.") for j in range(2)]
         for i, s in enumerate(sessions)
     ]
-    first = sessions[0].text("mem-history", {"limit": 2})
-    assert SESSION_HEAD.findall(first) == [sessions[2].session_id, sessions[1].session_id]
+    first = sessions[2].text("mem-history", {"limit": 2})
+    assert SESSION_HEAD.findall(first)[0] == sessions[2].session_id
     assert hits_in(first) == ids[2] + ids[1]
     cursor = next_cursor(first)
     assert cursor is not None
-    rest = sessions[0].text("mem-history", {"limit": 2, "cursor": cursor})
-    assert SESSION_HEAD.findall(rest) == [sessions[0].session_id]
+    rest = sessions[2].text("mem-history", {"limit": 2, "cursor": cursor})
+    assert hits_in(rest) == ids[0]
     assert next_cursor(rest) is None
     everything = sessions[0].text("mem-history", {})
     assert len(SESSION_HEAD.findall(everything)) == 3  # default 5
@@ -44,9 +44,27 @@ def test_session_id_restricts_to_one_session(http: TestClient) -> None:
     one, two = open_mem_session(http), open_mem_session(http)
     mine = create(one, "Mine", "Saved in session one.")
     create(two, "Theirs", "Saved in session two.")
-    answer = two.text("mem-history", {"sessionId": one.session_id})
+    answer = one.text("mem-history", {"sessionId": one.session_id})
     assert SESSION_HEAD.findall(answer) == [one.session_id] and hits_in(answer) == [mine]
     assert two.text("mem-history", {"sessionId": "nope"}) == 'No observations in session "nope".'
+
+
+def test_history_never_shows_another_callers_session_id(http: TestClient) -> None:
+    one, two = open_mem_session(http), open_mem_session(http)
+    theirs = create(one, "Theirs", "Saved in session one.")
+    mine = create(two, "Mine", "Saved in session two.")
+    assert one.session_id is not None and two.session_id is not None
+    listing = two.text("mem-history", {})
+    labels = SESSION_HEAD.findall(listing)
+    assert labels[0] == two.session_id  # the caller's own session, by its id
+    assert len(labels) == 2 and one.session_id not in listing
+    other = labels[1]
+    answer = two.text("mem-history", {"sessionId": other})  # the label finds the session
+    assert SESSION_HEAD.findall(answer) == [other] and hits_in(answer) == [theirs]
+    by_id = two.text("mem-history", {"sessionId": one.session_id})
+    assert SESSION_HEAD.findall(by_id) == [other] and one.session_id not in by_id
+    assert SESSION_HEAD.findall(one.text("mem-history", {}))[1] != two.session_id
+    assert hits_in(two.text("mem-history", {"sessionId": two.session_id})) == [mine]
 
 
 def test_anchor_with_depth_before_and_after(om: McpHttpClient) -> None:

@@ -35,12 +35,21 @@ class HybridResult:
     result: SearchResult
     scores: dict[int, FusedScore] = field(default_factory=dict)
     note: str | None = None  # why meaning was not used, when it was wanted
+    model: str | None = None  # the model whose vectors took part; None: keywords alone
+    vectors_through: int | None = None  # the last vector seq that took part, with a model
 
 
 def hybrid_search(
-    *, session: Session, query: SearchQuery, semantic: SemanticSearch | None, mode: Mode
+    *,
+    session: Session,
+    query: SearchQuery,
+    semantic: SemanticSearch | None,
+    mode: Mode,
+    vectors_through: int | None = None,
 ) -> HybridResult:
-    """Search in `mode`; hybrid and vector fall back to keywords while vectors are missing."""
+    """Search in `mode`; hybrid and vector fall back to keywords while vectors are missing.
+    `vectors_through` keeps vectors stored after that seq out (a later page of a search
+    ranks with the vectors its first page had)."""
     query = reachable(session=session, query=query)
     ranked = query.text is not None and query.file is None and query.order == "relevance"
     text = query.text or ""
@@ -80,6 +89,8 @@ def hybrid_search(
     hits = {hit.id: hit for hit in keyword.memories}
     similarity_of: dict[int, float] = {}
     if vector is not None and semantic is not None:
+        if vectors_through is None:
+            vectors_through = semantic.vectors_through(session)
         near = semantic.nearest(
             session,
             vector,
@@ -87,6 +98,7 @@ def hybrid_search(
             # User-wide memories may live in any project: the filters below keep the visible.
             projects=query.projects if query.scope == "project" else None,
             limit=depth * 2,
+            through_seq=vectors_through,
         )
         hits.update(
             visible_memory_hits(
@@ -94,7 +106,9 @@ def hybrid_search(
             )
         )
         similarity_of = {item: cos for item, cos in near if item in hits}
-        similarity_of.update(semantic.similarities(vector, "memory", keyword_ids))
+        similarity_of.update(
+            semantic.similarities(vector, "memory", keyword_ids, through_seq=vectors_through)
+        )
     fused = _fused(session, keyword, hits, similarity_of, coverage)
     if span is not None:
         fused = boost_span(fused, {i: hit.created_at_ms for i, hit in hits.items()}, span)
@@ -108,6 +122,8 @@ def hybrid_search(
         ),
         scores={entry.id: entry for entry in page} if vector is not None else {},
         note=note,
+        model=semantic.model_name if vector is not None and semantic is not None else None,
+        vectors_through=vectors_through if vector is not None else None,
     )
 
 

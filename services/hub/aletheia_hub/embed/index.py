@@ -42,6 +42,7 @@ class VectorIndex:
         self._kind_codes = _zeros(_INITIAL_CAPACITY, np.int8)
         self._ids = _zeros(_INITIAL_CAPACITY, np.int64)
         self._project_codes = _zeros(_INITIAL_CAPACITY, np.int32)
+        self._seqs = _zeros(_INITIAL_CAPACITY, np.int64)  # the store's seq of each vector
         self._projects: dict[str, int] = {}
         self._rows: dict[int, int] = {}
         self._size = 0
@@ -50,8 +51,8 @@ class VectorIndex:
     def __len__(self) -> int:
         return self._size
 
-    def refresh(self, session: Session) -> None:
-        """Load the vectors stored since the last refresh."""
+    def refresh(self, session: Session) -> int:
+        """Load the vectors stored since the last refresh; the seq of the last one loaded."""
         loaded = 0
         with self._lock:
             while True:
@@ -61,15 +62,19 @@ class VectorIndex:
                 for stored in batch:
                     vector = np.frombuffer(stored.vector, dtype="<f4")
                     if vector.shape[0] == self.dimension:
-                        self._put(stored.kind, stored.id, stored.project, vector)
+                        self._put(stored.kind, stored.id, stored.project, vector, stored.seq)
                     self._last_seq = stored.seq
                 loaded += len(batch)
                 if len(batch) < LOAD_CHUNK:
                     break
+            last_seq = self._last_seq
         if loaded >= TRIM_AFTER:
             trim_heap()  # the rows read, 2 kB each, are garbage now
+        return last_seq
 
-    def _put(self, kind: ItemKind, item_id: int, project: str, vector: NDArray[np.float32]) -> None:
+    def _put(
+        self, kind: ItemKind, item_id: int, project: str, vector: NDArray[np.float32], seq: int
+    ) -> None:
         key = _key(kind, item_id)
         row = self._rows.get(key)
         if row is None:
@@ -82,6 +87,7 @@ class VectorIndex:
         self._kind_codes[row] = _KIND_CODES[kind]
         self._ids[row] = item_id
         self._project_codes[row] = self._projects.setdefault(project, len(self._projects))
+        self._seqs[row] = seq
 
     def _grow(self) -> None:
         """Double the capacity; the rows not yet written take no memory (see _zeros)."""
@@ -89,6 +95,7 @@ class VectorIndex:
         self._ids = _grown(self._ids)
         self._kind_codes = _grown(self._kind_codes)
         self._project_codes = _grown(self._project_codes)
+        self._seqs = _grown(self._seqs)
 
     def nearest(
         self,
@@ -97,8 +104,10 @@ class VectorIndex:
         kind: ItemKind,
         projects: Sequence[str] | None,
         limit: int,
+        through_seq: int | None = None,
     ) -> list[tuple[int, float]]:
-        """The `limit` items of `kind` in `projects` (None: all) most similar to `query`."""
+        """The `limit` items of `kind` in `projects` (None: all) most similar to `query`; with
+        `through_seq`, only vectors stored up to that seq (those a first page saw)."""
         with self._lock:
             size = self._size
             if size == 0:
@@ -108,6 +117,8 @@ class VectorIndex:
             if projects is not None:
                 codes = [self._projects[p] for p in projects if p in self._projects]
                 allowed &= np.isin(self._project_codes[:size], codes)
+            if through_seq is not None:
+                allowed &= self._seqs[:size] <= through_seq
             ids = self._ids[:size]
         candidates = np.flatnonzero(allowed)
         if candidates.size == 0:
@@ -119,11 +130,18 @@ class VectorIndex:
         order = np.argsort(-chosen, kind="stable")
         return [(int(ids[candidates[i]]), float(chosen[i])) for i in order]
 
-    def similarity(self, query: NDArray[np.float32], kind: ItemKind, item_id: int) -> float | None:
-        """The cosine of one item to the query, when it has a vector."""
+    def similarity(
+        self,
+        query: NDArray[np.float32],
+        kind: ItemKind,
+        item_id: int,
+        through_seq: int | None = None,
+    ) -> float | None:
+        """The cosine of one item to the query, when it has a vector (stored up to
+        `through_seq`, when given)."""
         with self._lock:
             row = self._rows.get(_key(kind, item_id))
-            if row is None:
+            if row is None or (through_seq is not None and self._seqs[row] > through_seq):
                 return None
             return float(self._matrix[row] @ query)
 

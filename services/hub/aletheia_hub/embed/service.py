@@ -204,22 +204,35 @@ class SemanticSearch:
         kind: ItemKind,
         projects: Sequence[str] | None,
         limit: int,
+        through_seq: int | None = None,
     ) -> list[tuple[int, float]]:
-        """The stored items most similar to the query vector, after loading new vectors."""
+        """The stored items most similar to the query vector, after loading new vectors;
+        with `through_seq`, only among vectors stored up to that seq."""
         if self._index is None:
             return []
         self._index.refresh(session)
-        return self._index.nearest(query, kind=kind, projects=projects, limit=limit)
+        return self._index.nearest(
+            query, kind=kind, projects=projects, limit=limit, through_seq=through_seq
+        )
+
+    def vectors_through(self, session: Session) -> int | None:
+        """The seq of the last stored vector, once loaded: a bound that keeps later vectors
+        out of a paged search; None without a model."""
+        return self._index.refresh(session) if self._index is not None else None
 
     def similarities(
-        self, query: "NDArray[np.float32]", kind: ItemKind, ids: Sequence[int]
+        self,
+        query: "NDArray[np.float32]",
+        kind: ItemKind,
+        ids: Sequence[int],
+        through_seq: int | None = None,
     ) -> dict[int, float]:
         """The cosine to the query of each of `ids` that has a vector (call after nearest)."""
         if self._index is None:
             return {}
         found = {}
         for item_id in ids:
-            similarity = self._index.similarity(query, kind, item_id)
+            similarity = self._index.similarity(query, kind, item_id, through_seq)
             if similarity is not None:
                 found[item_id] = similarity
         return found

@@ -1,7 +1,9 @@
 """GET /metrics: the hub's counters and gauges in the Prometheus text format.
 
 The local hub serves it to whoever may call it (its API key when one is set); the team hub
-only to an admin token.
+only to an admin token without project limits: the counters and the store's gauges cover
+every project and are not kept per project, so a project-limited token is refused rather than
+shown other projects' numbers.
 """
 
 from typing import Final
@@ -20,6 +22,10 @@ from aletheia_hub.store.vectors import count_pending
 
 router = APIRouter()
 CONTENT_TYPE: Final = "text/plain; version=0.0.4; charset=utf-8"
+STORE_WIDE_REFUSAL: Final = (
+    "Forbidden: /metrics shows store-wide numbers of every project; it needs an admin token "
+    "without project limits."
+)
 
 
 @router.get("/metrics")
@@ -34,6 +40,8 @@ def _scrape(request: Request) -> str:
     principal = authenticate(request, settings, db)
     if principal.scope != "admin":
         raise HTTPException(403, "Forbidden: /metrics needs an admin token on the team hub.")
+    if principal.projects is not None:
+        raise HTTPException(403, STORE_WIDE_REFUSAL)
     recorder: Metrics = request.app.state.metrics
     return recorder.render(store_gauges(db, request.app.state.semantic))
 

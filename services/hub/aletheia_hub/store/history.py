@@ -41,6 +41,17 @@ def recent_sessions(
     return [history for history in found if history is not None]
 
 
+def session_ids(*, session: Session, reach: SearchQuery) -> list[str]:
+    """Every session with visible memories in reach."""
+    visible = memory_filters(MEMORIES, _reach_only(reach))
+    rows = session.execute(
+        select(MEMORIES.c.session_id)
+        .where(visible, MEMORIES.c.session_id.is_not(None))
+        .group_by(MEMORIES.c.session_id)
+    ).all()
+    return [str(session_id) for (session_id,) in rows]
+
+
 def one_session(*, session: Session, reach: SearchQuery, session_id: str) -> SessionHistory | None:
     """One session's visible memories in reach; None when it has none."""
     return _session(session, reach, session_id)

@@ -1,6 +1,9 @@
 """Who is looking at the console: a browser session named by an HttpOnly cookie, resolved to
 the principal that tools would see (the local user, or the token it signed in with)."""
 
+import base64
+import hashlib
+import hmac
 import secrets
 from dataclasses import dataclass
 from typing import Final
@@ -19,6 +22,7 @@ SIGN_IN_COOKIE: Final = "aletheia_sign_in"  # the sign-in form's CSRF value (dou
 CSRF_FIELD: Final = "csrf"
 # Scopes that may sign in to the console of a team hub: admin for everything, read to look.
 CONSOLE_SCOPES: Final = frozenset({"admin", "read"})
+CSRF_LABEL: Final = b"aletheia console csrf"
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +49,7 @@ class Viewer:
 @dataclass(frozen=True, slots=True)
 class Resolved:
     viewer: Viewer | None
-    new_cookie: str | None = None  # set on the response: a session opened just now
+    new_cookie: str | None = None  # set on the response: a cookie given just now
 
 
 def needs_sign_in(settings: Settings) -> bool:
@@ -54,7 +58,9 @@ def needs_sign_in(settings: Settings) -> bool:
 
 
 def resolve(request: Request, settings: Settings, db: Database) -> Resolved:
-    """The viewer of a request; on the open local console a session is opened on first visit."""
+    """The viewer of a request. The open local console keeps nothing per browser: its cookie is
+    a random value the browser holds and the forms' CSRF token is derived from it, so a visit
+    writes no row (a signed-in session is a row, made by signing in)."""
     cookie = request.cookies.get(COOKIE)
     if cookie:
         viewer = _from_cookie(cookie, settings, db)
@@ -62,10 +68,18 @@ def resolve(request: Request, settings: Settings, db: Database) -> Resolved:
             return Resolved(viewer)
     if needs_sign_in(settings):
         return Resolved(None)
-    with db.write_session() as session:
-        opened = browser_sessions.create_browser_session(session=session, token_id=None)
-    viewer = Viewer(auth.LOCAL_USER, opened.info.csrf_secret, team=False, signed_in=False)
-    return Resolved(viewer, new_cookie=opened.cookie)
+    new_cookie = None
+    if not cookie:
+        cookie = new_cookie = secrets.token_urlsafe(browser_sessions.COOKIE_BYTES)
+    viewer = Viewer(auth.LOCAL_USER, open_console_csrf(cookie), team=False, signed_in=False)
+    return Resolved(viewer, new_cookie=new_cookie)
+
+
+def open_console_csrf(cookie: str) -> str:
+    """The CSRF token of an open console's forms: keyed by the HttpOnly cookie that another
+    site can neither read nor, under SameSite=Strict and the Origin guard, send with a form."""
+    digest = hmac.new(cookie.encode(), CSRF_LABEL, hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
 
 def _from_cookie(cookie: str, settings: Settings, db: Database) -> Viewer | None:

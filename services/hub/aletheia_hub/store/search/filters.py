@@ -54,6 +54,8 @@ def memory_filters(table: Table, query: SearchQuery) -> ColumnElement[bool]:
         conditions.append(table.c.created_at_ms >= query.since_ms)
     if query.until_ms is not None:
         conditions.append(table.c.created_at_ms < query.until_ms)
+    if query.through_id is not None:
+        conditions.append(table.c.id <= query.through_id)
     return and_(*conditions)
 
 
@@ -119,6 +121,9 @@ def memory_filter_sql(
     if query.until_ms is not None:
         conditions.append(f"m.created_at_ms < {mark}")
         params.append(query.until_ms)
+    if query.through_id is not None:
+        conditions.append(f"m.id <= {mark}")
+        params.append(query.through_id)
     return " AND ".join(conditions), params
 
 

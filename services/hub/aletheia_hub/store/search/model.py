@@ -29,6 +29,7 @@ class SearchQuery:
     kind: str | None = None
     since_ms: int | None = None
     until_ms: int | None = None  # exclusive upper bound
+    through_id: int | None = None  # memories up to this id only (a paging snapshot)
     order: Order = "relevance"
     limit: int = 20
     offset: int = 0

@@ -289,7 +289,14 @@ def _narrowed(query: SearchQuery) -> bool:
     """Whether filters other than projects keep only part of the matches."""
     return any(
         value is not None
-        for value in (query.type, query.types, query.kind, query.since_ms, query.until_ms)
+        for value in (
+            query.type,
+            query.types,
+            query.kind,
+            query.since_ms,
+            query.until_ms,
+            query.through_id,
+        )
     )
 
 

@@ -1,12 +1,12 @@
 """Argument pieces and caller facts the mem-* tools share."""
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Final, Literal
 
 from pydantic import Field
 
-from aletheia_hub.cursors import CursorError, decode_cursor, encode_cursor
+from aletheia_hub.cursors import CursorError, CursorState, decode_cursor_state, encode_cursor
 from aletheia_hub.mcp.context import ToolContext
 from aletheia_hub.mcp.errors import ToolError
 from aletheia_hub.mcp.tools.common import ItemId
@@ -55,17 +55,29 @@ def reach(ctx: ToolContext, projects: Sequence[str] | None, scope: Scope = "all"
     return SearchQuery(projects=projects, scope=scope, owner=owner_of(ctx))
 
 
-def new_cursor(ctx: ToolContext, query_print: str, position: dict[str, int]) -> str:
+def new_cursor(
+    ctx: ToolContext,
+    query_print: str,
+    position: dict[str, int],
+    pins: Mapping[str, str] | None = None,
+) -> str:
     secret = cursor_secret(session=ctx.session)
-    return encode_cursor(secret=secret, query_print=query_print, position=position)
+    return encode_cursor(secret=secret, query_print=query_print, position=position, pins=pins)
 
 
 def read_cursor(ctx: ToolContext, cursor: str, query_print: str, tool: str) -> dict[str, int]:
     """The position a cursor resumes from; a bad or mismatched one is a clear ToolError."""
+    return read_cursor_state(ctx, cursor, query_print, tool).position
+
+
+def read_cursor_state(ctx: ToolContext, cursor: str, query_print: str, tool: str) -> CursorState:
+    """The position and pins of a cursor; a bad or mismatched one is a clear ToolError."""
     secret = cursor_secret(session=ctx.session)
     try:
-        return decode_cursor(cursor, secret=secret, query_print=query_print)
+        return decode_cursor_state(cursor, secret=secret, query_print=query_print)
     except CursorError as error:
-        raise ToolError(
-            f"Invalid cursor: {error.message}. Run {tool} again without a cursor."
-        ) from None
+        raise invalid_cursor(error.message, tool) from None
+
+
+def invalid_cursor(reason: str, tool: str) -> ToolError:
+    return ToolError(f"Invalid cursor: {reason}. Run {tool} again without a cursor.")

@@ -1,13 +1,19 @@
 """Every reply text of the open-mem dialect: short, plain, ids written obs-<n>, recalled text
 as data."""
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from aletheia_hub.clock import day, iso_ms
 from aletheia_hub.embed.fusion import FusedScore
-from aletheia_hub.mcp.formats import escape_recalled, one_line, with_redactions, wrap_recalled
+from aletheia_hub.mcp.formats import (
+    escape_recalled,
+    one_line,
+    with_redactions,
+    wrap_recalled,
+    wrap_recalled_json,
+)
 from aletheia_hub.store.history import SessionHistory
 from aletheia_hub.store.memories import MemoryRecord
 from aletheia_hub.store.revisions import LineageEntry
@@ -183,22 +189,26 @@ def snippet(text: str, words: Sequence[str]) -> str:
     return ("…" if start > 0 else "") + piece + ("…" if start + SNIPPET_CHARS < len(flat) else "")
 
 
-def sessions(histories: Sequence[SessionHistory], next_cursor: str | None) -> str:
+def sessions(
+    histories: Sequence[SessionHistory], next_cursor: str | None, label: Callable[[str], str]
+) -> str:
+    """Sessions and their observations; `label` names a session (another caller's session id
+    is never shown)."""
     if not histories:
         return "No sessions with observations yet."
-    blocks = [_session_block(history) for history in histories]
+    blocks = [_session_block(history, label(history.session_id)) for history in histories]
     text = wrap_recalled("\n\n".join(blocks))
     if next_cursor is not None:
         text += f"\nnextCursor: {next_cursor}"
     return text
 
 
-def _session_block(history: SessionHistory) -> str:
+def _session_block(history: SessionHistory, name: str) -> str:
     count = history.total
     noun = "observation" if count == 1 else "observations"
     shown = f", the latest {len(history.memories)} shown" if len(history.memories) < count else ""
     head = (
-        f"Session {history.session_id} · {iso_ms(history.first_at_ms)} to "
+        f"Session {name} · {iso_ms(history.first_at_ms)} to "
         f"{iso_ms(history.last_at_ms)} · {count} {noun}{shown}"
     )
     return "\n".join([head, *(f"  {hit_line(hit)}" for hit in history.memories)])
@@ -338,7 +348,7 @@ def import_refused(items: list[str]) -> str:
 
 
 def exported(document_json: str) -> str:
-    """An export inside the data block, as all recalled text is. No "<" is left in the JSON
-    (it is written \\u003c, the same string once parsed), so stored text cannot close the
-    block; mem-import takes the answer back whole or just the JSON."""
-    return wrap_recalled(document_json.replace("<", "\\u003c"))
+    """An export inside the data block, as all recalled text is, its brackets written as
+    \\uXXXX escapes (the same strings once parsed); mem-import takes the answer back whole or
+    just the JSON."""
+    return wrap_recalled_json(document_json)

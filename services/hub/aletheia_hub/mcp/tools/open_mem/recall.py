@@ -22,12 +22,16 @@ from aletheia_hub.mcp.tools.open_mem.common import (
     parse_id,
     reach,
     read_cursor,
+    read_cursor_state,
 )
+from aletheia_hub.mcp.tools.open_mem.pinned_ranking import Pin, pinned_ranking, pins_after
+from aletheia_hub.mcp.tools.open_mem.session_labels import resolve_session, session_labeller
 from aletheia_hub.store import history, memories, relations, revisions
 from aletheia_hub.store import timeline as timeline_store
 from aletheia_hub.store.reach import reachable_ids
 from aletheia_hub.store.search import MemoryHit, SearchQuery
 from aletheia_hub.store.search.terms import query_terms
+from aletheia_hub.store.vectors import newest_ids
 
 MAX_IDS: Final = 100
 
@@ -81,30 +85,37 @@ def mem_find(args: FindArgs, ctx: ToolContext) -> str:
         },
     )
     if args.cursor is not None:
-        position = read_cursor(ctx, args.cursor, query_print, "mem-find")
-        offset, until = position.get("offset", 0), position.get("until", 0)
+        state = read_cursor_state(ctx, args.cursor, query_print, "mem-find")
+        pin = pinned_ranking(ctx, state)
     else:
         # Later saves stay out of this search's pages, so paging neither repeats nor skips.
-        offset, until = 0, now_ms() + 1
+        newest = newest_ids(session=ctx.session)["memory"]
+        pin = Pin(position={"offset": 0, "until": now_ms() + 1, "through": newest})
+    position = pin.position
     query = SearchQuery(
         text=text,
         projects=projects,
         types=types,
-        until_ms=until,
+        until_ms=position.get("until", 0),
+        through_id=position.get("through"),
         limit=args.limit + 1,
-        offset=offset,
+        offset=position.get("offset", 0),
         scope=args.scope,
         owner=owner_of(ctx),
     )
-    result = hybrid_search(session=ctx.session, query=query, semantic=ctx.semantic, mode="hybrid")
+    result = hybrid_search(
+        session=ctx.session,
+        query=query,
+        semantic=ctx.semantic,
+        mode=pin.mode,
+        vectors_through=position.get("vectors"),
+    )
     hits = result.result.memories[: args.limit]
     if not hits:
         return formats.nothing_found(text, args.scope, paged=args.cursor is not None)
     more = len(result.result.memories) > args.limit
     next_cursor = (
-        new_cursor(ctx, query_print, {"offset": offset + len(hits), "until": until})
-        if more
-        else None
+        new_cursor(ctx, query_print, *pins_after(position, len(hits), result)) if more else None
     )
     extras = _extras(ctx, args.include, hits, text, result.scores, query)
     return formats.found(hits, extras, next_cursor, result.note)
@@ -167,11 +178,14 @@ def mem_history(args: HistoryArgs, ctx: ToolContext) -> str:
     projects = ctx.projects(None)
     if args.anchor is not None:
         return _around(args, ctx, parse_id(args.anchor, "anchor"))
+    label = session_labeller(ctx)
     if args.sessionId is not None:
-        found = history.one_session(
-            session=ctx.session, reach=reach(ctx, projects), session_id=args.sessionId
-        )
-        return formats.sessions([found], None) if found else formats.no_session(args.sessionId)
+        in_reach = reach(ctx, projects)
+        session_id = resolve_session(ctx, args.sessionId, in_reach)
+        found = history.one_session(session=ctx.session, reach=in_reach, session_id=session_id)
+        if found is None:
+            return formats.no_session(args.sessionId)
+        return formats.sessions([found], None, label)
     query_print = fingerprint("mem-history", {"projects": projects, "owner": owner_of(ctx)})
     offset = 0
     if args.cursor is not None:
@@ -184,7 +198,7 @@ def mem_history(args: HistoryArgs, ctx: ToolContext) -> str:
     next_cursor = new_cursor(ctx, query_print, {"offset": offset + len(page)}) if more else None
     if not page and args.cursor is not None:
         return "No more sessions."
-    return formats.sessions(page, next_cursor)
+    return formats.sessions(page, next_cursor, label)
 
 
 def _around(args: HistoryArgs, ctx: ToolContext, anchor_id: int) -> str:
