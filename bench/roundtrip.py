@@ -59,6 +59,25 @@ INITIALIZE: Final = rpc("initialize", id=1, params=HELLO)
 INITIALIZED: Final = rpc("notifications/initialized")
 
 
+META: Final = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "b", "version": "1"},
+}
+STATELESS_HEADERS: Final = {
+    "MCP-Protocol-Version": "2026-07-28",
+    "Mcp-Method": "tools/call",
+    "Mcp-Name": "get_observations",
+}
+
+
+def stateless(line: bytes) -> bytes:
+    """The same request in MCP 2026-07-28: its envelope in params._meta, no session."""
+    message = json.loads(line)
+    message["params"]["_meta"] = META
+    return json.dumps(message).encode()
+
+
 def check(raw: bytes) -> None:
     """Raise on an error reply: a benchmark of failures measures nothing."""
     reply = json.loads(raw)
@@ -116,7 +135,10 @@ def start_proxy(env: dict[str, str], cwd: Path) -> tuple[subprocess.Popen[bytes]
 def bench(url: str, data_dir: Path, calls: int) -> dict[str, list[float]]:
     """Timings of each path against the hub at url, after saving memory #1."""
     health_url = url.removesuffix("/mcp") + "/healthz"
-    with httpx.Client(headers=HEADERS, timeout=30.0) as client:
+    with (
+        httpx.Client(headers=HEADERS, timeout=30.0) as client,
+        httpx.Client(headers={**HEADERS, **STATELESS_HEADERS}, timeout=30.0) as sessionless,
+    ):
         answer = client.post(url, content=INITIALIZE)
         check(answer.content)
         client.headers["Mcp-Session-Id"] = answer.headers["Mcp-Session-Id"]
@@ -132,6 +154,10 @@ def bench(url: str, data_dir: Path, calls: int) -> dict[str, list[float]]:
                 "ping (HTTP)": lambda _line: client.post(url, content=ping).content,
                 "get_observations": lambda line: client.post(url, content=line).content,
                 "... via stdio proxy": proxied,
+                "... 2026-07-28": lambda line: (
+                    sessionless.post(url, content=stateless(line)).content
+                ),
+                "... 2026 via proxy": lambda line: proxied(stateless(line)),
             }
             return time_calls(senders, calls)
         finally:

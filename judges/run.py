@@ -259,6 +259,39 @@ def sdk_clients(local: Hub, team: Hub, cwd: Path) -> str:
     return "; ".join(line.removeprefix("ok ") for line in lines)
 
 
+def python_sdk_clients(local: Hub, team: Hub, cwd: Path) -> str:
+    """The Python SDK's Client in both eras: its default mode must negotiate 2026-07-28 over
+    HTTP, with a bearer, and over stdio through aletheia-mcp; the legacy mode 2025-11-25."""
+    stdio = {
+        "command": str(BIN / "aletheia-mcp"),
+        "env": {"ALETHEIA_HUB_URL": local.url(), "ALETHEIA_CWD": str(cwd)},
+    }
+    targets = [
+        {"label": "http auto", "mode": "auto", "expect": "2026-07-28", "url": local.url()},
+        {
+            "label": "http+bearer auto",
+            "mode": "auto",
+            "expect": "2026-07-28",
+            "url": team.url(),
+            "token": team.token,
+        },
+        {"label": "stdio auto", "mode": "auto", "expect": "2026-07-28", "stdio": stdio},
+        {"label": "http legacy", "mode": "legacy", "expect": "2025-11-25", "url": local.url()},
+        {"label": "stdio legacy", "mode": "legacy", "expect": "2025-11-25", "stdio": stdio},
+    ]
+    done = subprocess.run(
+        [sys.executable, str(HERE / "python_sdk_client.py"), *map(json.dumps, targets)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or len(lines) != len(targets):
+        raise CheckFailed(f"exit {done.returncode}\n{done.stdout}{done.stderr[-2000:]}")
+    return "; ".join(line.removeprefix("ok ") for line in lines)
+
+
 def checks(local: Hub, team: Hub, cwd: Path) -> list[tuple[str, Callable[[], str]]]:
     listed: list[tuple[str, Callable[[], str]]] = [
         ("conformance server suite", lambda: conformance(local)),
@@ -289,6 +322,7 @@ def checks(local: Hub, team: Hub, cwd: Path) -> list[tuple[str, Callable[[], str
             ),
         ),
         ("typescript sdk clients", lambda: sdk_clients(local, team, cwd)),
+        ("python sdk clients, both eras", lambda: python_sdk_clients(local, team, cwd)),
     ]
     return listed
 

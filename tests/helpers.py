@@ -70,3 +70,70 @@ class McpHttpClient:
         text, is_error = self.call_tool(name, arguments)
         assert not is_error, text
         return text
+
+
+STATELESS_VERSION = "2026-07-28"
+
+
+def stateless_message(
+    method: str,
+    params: dict[str, Any] | None = None,
+    request_id: Any = 1,
+    *,
+    version: Any = STATELESS_VERSION,
+    client_name: str | None = "pytest",
+) -> dict[str, Any]:
+    """A 2026-07-28 request: its version, capabilities and client in params._meta."""
+    meta: dict[str, Any] = {
+        "io.modelcontextprotocol/protocolVersion": version,
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    if client_name is not None:
+        meta["io.modelcontextprotocol/clientInfo"] = {"name": client_name, "version": "1"}
+    return messages.request(method, {**(params or {}), "_meta": meta}, request_id)
+
+
+def routing_headers(message: dict[str, Any]) -> dict[str, str]:
+    """The HTTP headers a 2026-07-28 client sends with a message."""
+    sent = {
+        "MCP-Protocol-Version": str(
+            message["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"]
+        ),
+        "Mcp-Method": message["method"],
+    }
+    if message["method"] == "tools/call":
+        sent["Mcp-Name"] = message["params"]["name"]
+    return sent
+
+
+class StatelessClient:
+    """JSON-RPC over POST /mcp in the 2026-07-28 era: no session, every request whole."""
+
+    def __init__(
+        self, http: httpx.Client, path: str = "/mcp", *, token: str | None = None, **extra: str
+    ) -> None:
+        self.http = http
+        self.path = path
+        self.headers = dict(extra)
+        if token:
+            self.headers["Authorization"] = f"Bearer {token}"
+        self._ids = itertools.count(1)
+
+    def post(self, message: Any, **extra_headers: str) -> httpx.Response:
+        sent = dict(self.headers)
+        if isinstance(message, dict) and "params" in message:
+            sent.update(routing_headers(message))
+        sent.update(extra_headers)
+        return self.http.post(self.path, json=message, headers=sent)
+
+    def request(self, method: str, params: dict[str, Any] | None = None) -> httpx.Response:
+        return self.post(stateless_message(method, params, next(self._ids)))
+
+    def text(self, name: str, arguments: dict[str, Any] | None = None) -> str:
+        """The text of a tools/call that must succeed."""
+        response = self.request("tools/call", {"name": name, "arguments": arguments or {}})
+        assert response.status_code == 200, response.text
+        result = response.json()["result"]
+        assert result["resultType"] == "complete" and not result["isError"], result
+        text: str = result["content"][0]["text"]
+        return text

@@ -30,3 +30,8 @@ def decode_text(value: str) -> str:
         with contextlib.suppress(UnicodeError):
             value = value.encode("latin-1").decode("utf-8")
     return unquote(value, errors="replace")
+
+
+# 2026-07-28 over HTTP: each request repeats its method, and the tool it calls, in headers.
+METHOD: Final = "Mcp-Method"
+NAME: Final = "Mcp-Name"

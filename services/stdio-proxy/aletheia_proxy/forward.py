@@ -8,6 +8,7 @@ from typing import BinaryIO, Final
 import httpx
 
 from aletheia_proxy import replies
+from aletheia_proxy.stateless import routing_headers
 from aletheia_proxy.transport import HubClient, HubUnreachable, HubUntrusted
 from aletheia_shared import jsonrpc
 
@@ -39,8 +40,12 @@ class Forwarder:
         if opens_session:
             # Kept even when it cannot be forwarded: a hub that comes later is opened with it.
             self.initialize_line = line
+        stateless = routing_headers(line)
         try:
-            response = self._send(line, opens_session=opens_session)
+            if stateless is not None:  # 2026-07-28: no session to open, keep or reopen
+                response = self._post(line, stateless)
+            else:
+                response = self._send(line, opens_session=opens_session)
         except HubUnreachable as error:
             return self._unreachable(line, error)
         except (NoHub, HubUntrusted) as error:
@@ -92,10 +97,10 @@ class Forwarder:
             raise NoHub(problem)
         self.hub_checked = True
 
-    def _post(self, line: bytes) -> httpx.Response:
+    def _post(self, line: bytes, stateless: dict[str, str] | None = None) -> httpx.Response:
         self._ensure_hub()
         try:
-            return self.hub.post(line)
+            return self.hub.post(line, stateless)
         except HubUnreachable as error:
             # Only a refused connection means no hub: the line was never sent, and a hub may
             # be started. A reset or a timeout may have reached a hub that is still there.
@@ -103,7 +108,7 @@ class Forwarder:
                 raise
             self.hub_checked = False
             self._ensure_hub()
-            return self.hub.post(line)
+            return self.hub.post(line, stateless)
 
     def _open_session(self, initialize_line: bytes) -> httpx.Response | None:
         """Open a hub session with the host's own initialize, as the host did; its reply is
@@ -125,6 +130,8 @@ class Forwarder:
             return body or None
         if status == 400 and replies.is_message_error(body):
             return body
+        if status in (400, 404) and replies.answers_a_request(body):
+            return body  # a 2026-07-28 error, sent with the HTTP status its code maps to
         message = _explain(status, replies.hub_message(body), response.headers.get("Retry-After"))
         code = jsonrpc.RATE_LIMITED if status == 429 else jsonrpc.SERVER_ERROR
         return _failed(line, code, message)

@@ -74,3 +74,16 @@ def refuses_the_post(body: bytes) -> bool:
         return True
     answers = payload if isinstance(payload, list) else [payload]
     return not any(isinstance(item, dict) and item.get("id") is not None for item in answers)
+
+
+def answers_a_request(body: bytes) -> bool:
+    """Whether an error body is the JSON-RPC answer to one request (it carries its id)."""
+    try:
+        payload = json.loads(body)
+    except ValueError:
+        return False
+    return (
+        isinstance(payload, dict)
+        and payload.get("id") is not None
+        and isinstance(payload.get("error"), dict)
+    )

@@ -59,9 +59,12 @@ class HubClient:
         if client is not None:
             self.client.headers.update(base_headers)
 
-    def post(self, line: bytes) -> httpx.Response:
+    def post(self, line: bytes, stateless: dict[str, str] | None = None) -> httpx.Response:
         """Send one line as it is; raise HubUnreachable when there is no answer, HubUntrusted
-        when TLS to the hub fails."""
+        when TLS to the hub fails. A stateless (2026-07-28) request goes with its routing
+        headers instead of the session."""
+        if stateless is not None:
+            return self._post(self.hub_url, content=line, extra_headers=stateless)
         extra = {headers.SESSION_ID: self.session_id} if self.session_id else {}
         response = self._post(self.hub_url, content=line, extra_headers=extra)
         new_session = response.headers.get(headers.SESSION_ID)

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from mcp_types import UNSUPPORTED_PROTOCOL_VERSION
 
 import aletheia_shared
 from aletheia_shared import headers, jsonrpc
@@ -242,8 +243,10 @@ def test_unsupported_protocol_version_header_is_400(mcp: McpHttpClient) -> None:
         extra={headers.PROTOCOL_VERSION: "1999-01-01"},
     )
     assert response.status_code == 400
-    assert error_code(response.json()) == jsonrpc.SERVER_ERROR
+    assert error_code(response.json()) == UNSUPPORTED_PROTOCOL_VERSION
     assert "1999-01-01" in response.json()["error"]["message"]
+    assert response.json()["error"]["data"]["requested"] == "1999-01-01"
+    assert "2026-07-28" in response.json()["error"]["data"]["supported"]
 
 
 @pytest.mark.parametrize("version", SUPPORTED)
@@ -481,16 +484,30 @@ def test_unknown_method_is_method_not_found_with_its_id(mcp: McpHttpClient) -> N
     assert reply["id"] == 2
 
 
-@pytest.mark.parametrize("extra", [{}, {"MCP-Protocol-Version": "2026-07-28"}])
-def test_server_discover_without_a_session_is_method_not_found_with_its_id(
-    http: TestClient, extra: dict[str, str]
+def test_server_discover_without_an_envelope_is_method_not_found_with_its_id(
+    http: TestClient,
 ) -> None:
-    response = post_json(http, request("server/discover", request_id="probe-1"), extra=extra)
+    response = post_json(http, request("server/discover", request_id="probe-1"))
     assert response.status_code == 200
     reply = response.json()
     assert error_code(reply) == jsonrpc.METHOD_NOT_FOUND
     assert reply["id"] == "probe-1"
     assert headers.SESSION_ID not in response.headers
+
+
+def test_server_discover_with_a_2026_header_but_no_envelope_is_invalid_params(
+    http: TestClient,
+) -> None:
+    response = post_json(
+        http,
+        request("server/discover", request_id="probe-1"),
+        extra={"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "server/discover"},
+    )
+    assert response.status_code == 400
+    reply = response.json()
+    assert error_code(reply) == jsonrpc.INVALID_PARAMS
+    assert reply["id"] == "probe-1"
+    assert "params._meta" in reply["error"]["message"]
 
 
 def test_server_discover_inside_a_session_is_method_not_found_too(mcp: McpHttpClient) -> None:

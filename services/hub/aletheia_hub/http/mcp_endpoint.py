@@ -9,6 +9,11 @@ from dataclasses import replace
 from typing import Any, Final
 
 from fastapi import APIRouter, Request, Response
+from mcp_types import (
+    HEADER_MISMATCH,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    UNSUPPORTED_PROTOCOL_VERSION,
+)
 from starlette.concurrency import run_in_threadpool
 
 from aletheia_hub import metrics
@@ -18,16 +23,35 @@ from aletheia_hub.http.deps import RateLimiterDep, SettingsDep
 from aletheia_hub.mcp.batch import Body, Limits, answer, encode_json, read_body
 from aletheia_hub.mcp.call_state import CallState
 from aletheia_hub.mcp.dispatch import Dispatcher
+from aletheia_hub.mcp.eras import RoutingHeaders
 from aletheia_hub.ratelimit import TokenRateLimiter
 from aletheia_hub.settings import Settings
 from aletheia_shared import headers, jsonrpc
-from aletheia_shared.protocol import is_supported_version
+from aletheia_shared.protocol import (
+    is_handshake_version,
+    is_stateless_request,
+    is_supported_version,
+)
 
 JSON_MEDIA_TYPE: Final = "application/json"
 REPLY_MEDIA_RANGES: Final = frozenset(
     {JSON_MEDIA_TYPE, "text/event-stream", "application/*", "*/*"}
 )
 _ZERO_WEIGHT: Final = re.compile(r"0(\.0{0,3})?")
+# The error code of an encoded reply (encode_json writes jsonrpc, id, then error, compactly).
+_ERROR_CODE: Final = re.compile(
+    rb'\{"jsonrpc":"2\.0","id":(?:null|-?\d+|"(?:[^"\\]|\\.)*"),"error":\{"code":(-?\d+)'
+)
+_ERROR_CODE_SCAN: Final = 65536
+STATELESS_ERROR_STATUS: Final = {
+    jsonrpc.PARSE_ERROR: 400,
+    jsonrpc.INVALID_REQUEST: 400,
+    jsonrpc.INVALID_PARAMS: 400,
+    HEADER_MISMATCH: 400,
+    MISSING_REQUIRED_CLIENT_CAPABILITY: 400,
+    UNSUPPORTED_PROTOCOL_VERSION: 400,
+    jsonrpc.METHOD_NOT_FOUND: 404,
+}
 
 
 def tool_set_router(dispatcher: Dispatcher) -> APIRouter:
@@ -94,6 +118,14 @@ def _answer_post(
     payload = _read_payload(raw, settings)
     if isinstance(payload, Response):
         return payload
+    routing = _routing_headers(request)
+    stateless = _is_stateless(payload, routing)
+    if stateless and isinstance(payload, list):
+        return rpc_failure(
+            400,
+            jsonrpc.INVALID_REQUEST,
+            "Invalid Request: MCP 2026-07-28 sends one request per POST, never a batch.",
+        )
     body = read_body(
         payload if isinstance(payload, list) else [payload], is_batch=isinstance(payload, list)
     )
@@ -102,10 +134,13 @@ def _answer_post(
         caller_tool=_header_text(request, headers.CALLER_TOOL),
         caller_project=_header_text(request, headers.CALLER_PROJECT),
         caller_folder=_caller_folder(request, settings),
+        era="stateless" if stateless else "handshake",
     )
     limits = _admit(payload, body, state, settings, dispatcher, limiter)
     if isinstance(limits, Response):
         return limits
+    if stateless:
+        return _stateless_reply(answer(dispatcher, body, state, limits, routing))
     if body.needs_session:
         refusal = _attach_session(request, dispatcher, state)
         if refusal is not None:
@@ -118,6 +153,35 @@ def _answer_post(
         return Response(status_code=202, headers=extra)
     content = b"[" + b",".join(replies) + b"]" if body.is_batch else replies[0]
     return Response(content, status_code=200, media_type=JSON_MEDIA_TYPE, headers=extra)
+
+
+def _is_stateless(payload: Any, routing: RoutingHeaders) -> bool:
+    """Whether a body is served under MCP 2026-07-28: its header names a version outside the
+    handshake era, or its request names one in params._meta. initialize always opens a
+    session, whatever it carries."""
+    if isinstance(payload, dict) and payload.get("method") == "initialize":
+        return False
+    return not is_handshake_version(routing.protocol_version) or is_stateless_request(payload)
+
+
+def _routing_headers(request: Request) -> RoutingHeaders:
+    return RoutingHeaders(
+        protocol_version=request.headers.get(headers.PROTOCOL_VERSION),
+        method=request.headers.get(headers.METHOD),
+        name=request.headers.get(headers.NAME),
+    )
+
+
+def _stateless_reply(replies: list[bytes]) -> Response:
+    """A 2026-07-28 answer: 202 for a notification, else the one reply with the HTTP status
+    that revision gives its error code (400 for a malformed or mismatched request, 404 for an
+    unknown method, 200 otherwise)."""
+    if not replies:
+        return Response(status_code=202)
+    (reply,) = replies
+    code = _ERROR_CODE.match(reply[:_ERROR_CODE_SCAN])
+    status = STATELESS_ERROR_STATUS.get(int(code.group(1)), 200) if code else 200
+    return Response(reply, status_code=status, media_type=JSON_MEDIA_TYPE)
 
 
 def _header_text(request: Request, name: str) -> str | None:

@@ -45,9 +45,7 @@ def audit_in(
     requested = arguments.get("project") if isinstance(arguments, dict) else None
     project = _printable(requested, 200) if isinstance(requested, str) else ""
     if not project:
-        project = state.principal.default_project or (
-            state.session.project if state.session else ""
-        )
+        project = state.project
     # A caller may name anything as the tool, a pasted secret too: the row keeps it redacted.
     tool = _printable(redact(tool_name).text, 100) if isinstance(tool_name, str) else ""
     operation = _printable(redact(tool_set.operation(tool_name)).text, 100) if tool else ""

@@ -7,7 +7,9 @@ from typing import Any, Final, TypeGuard
 from aletheia_hub.mcp.call_state import CallState
 from aletheia_hub.mcp.dispatch import SESSIONLESS_METHODS, Dispatcher
 from aletheia_hub.mcp.envelope import Call, Checked, check_message, invalid_request
+from aletheia_hub.mcp.eras import RoutingHeaders
 from aletheia_shared import jsonrpc
+from aletheia_shared.protocol import is_stateless_request
 
 TOOLS_CALL: Final = "tools/call"
 INITIALIZE: Final = "initialize"
@@ -44,22 +46,38 @@ class Limits:
 
 
 def read_body(messages: list[Any], *, is_batch: bool) -> Body:
-    """Check every message; in a batch, initialize is refused (MCP 2025-03-26 forbids it)."""
+    """Check every message; in a batch, initialize is refused (MCP 2025-03-26 forbids it), and
+    so is a 2026-07-28 request, which that revision sends alone."""
     items = [check_message(message) for message in messages]
     if is_batch:
         items = [
-            invalid_request(
-                item.request_id,
-                "initialize must not be part of a batch (MCP 2025-03-26); send it alone.",
-            )
-            if _is_request(item, INITIALIZE)
-            else item
-            for item in items
+            _alone_or_refused(item, message) for item, message in zip(items, messages, strict=True)
         ]
     return Body(items=items, is_batch=is_batch)
 
 
-def answer(dispatcher: Dispatcher, body: Body, state: CallState, limits: Limits) -> list[bytes]:
+def _alone_or_refused(item: Checked, message: Any) -> Checked:
+    if _is_request(item, INITIALIZE):
+        return invalid_request(
+            item.request_id,
+            "initialize must not be part of a batch (MCP 2025-03-26); send it alone.",
+        )
+    if isinstance(item, Call) and not item.is_notification and is_stateless_request(message):
+        return invalid_request(
+            item.request_id,
+            "a 2026-07-28 request (protocol version in params._meta) is sent alone, one per "
+            "POST, never in a batch.",
+        )
+    return item
+
+
+def answer(
+    dispatcher: Dispatcher,
+    body: Body,
+    state: CallState,
+    limits: Limits,
+    routing: RoutingHeaders | None = None,
+) -> list[bytes]:
     """The encoded reply to every request, in order (none for notifications and responses).
 
     tools/calls past the granted ones are refused with the rate-limit error. Once the replies
@@ -89,7 +107,7 @@ def answer(dispatcher: Dispatcher, body: Body, state: CallState, limits: Limits)
         else:
             if item.method == TOOLS_CALL:
                 tool_calls_left -= 1
-            encoded = encode_json(dispatcher.handle(item, state))
+            encoded = encode_json(dispatcher.handle(item, state, routing))
             if size + len(encoded) > limits.max_reply_bytes:
                 full = True
                 encoded = encode_json(_too_large(item, limits.max_reply_bytes))

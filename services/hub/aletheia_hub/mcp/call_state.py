@@ -1,14 +1,19 @@
-"""Who is calling and in which session: the state one POST's calls share."""
+"""Who is calling, in which era and session: the state one POST's calls share."""
 
 from dataclasses import dataclass
+from typing import Literal
 
 from aletheia_hub.auth import Principal
 from aletheia_hub.store.sessions import SessionInfo
+from aletheia_shared.project import DEFAULT_PROJECT
+
+Era = Literal["handshake", "stateless"]
 
 
 @dataclass(slots=True)
 class CallState:
-    """Who is calling and in which session; initialize fills in the session."""
+    """Who is calling and in which session; initialize fills in the session. A stateless
+    (2026-07-28) request has none: its client comes from its own `_meta`."""
 
     principal: Principal
     caller_tool: str | None
@@ -16,3 +21,20 @@ class CallState:
     caller_folder: str | None = None  # X-Aletheia-Cwd, decoded
     session: SessionInfo | None = None
     created_session: bool = False
+    era: Era = "handshake"
+    client_name: str | None = None  # clientInfo.name of a stateless request
+
+    @property
+    def tool(self) -> str:
+        """The tool memories and rules are saved under: the session's, else the caller's."""
+        if self.session is not None:
+            return self.session.tool
+        return (self.caller_tool or self.client_name or "mcp")[:100]
+
+    @property
+    def project(self) -> str:
+        """The project a call without `project` uses: the session's, else the token's first,
+        else the caller's (its proxy's working directory)."""
+        if self.session is not None:
+            return self.session.project
+        return (self.principal.default_project or self.caller_project or DEFAULT_PROJECT)[:200]

@@ -14,7 +14,8 @@ from aletheia_hub.auth import Principal
 from aletheia_hub.embed.service import SemanticSearch
 from aletheia_hub.mcp import auditing, tool_call
 from aletheia_hub.mcp.call_state import CallState
-from aletheia_hub.mcp.envelope import LONE_SURROGATE, Call
+from aletheia_hub.mcp.envelope import Call
+from aletheia_hub.mcp.eras import ALL_VERSIONS, RoutingHeaders, check_envelope, clean_client_name
 from aletheia_hub.mcp.errors import RpcError
 from aletheia_hub.mcp.methods import Method, Result, wire
 from aletheia_hub.mcp.registry import Registry
@@ -27,7 +28,12 @@ from aletheia_hub.store.sessions import SessionInfo
 from aletheia_shared import jsonrpc
 from aletheia_shared.jsonrpc import Response
 from aletheia_shared.project import DEFAULT_PROJECT
-from aletheia_shared.protocol import LATEST_PROTOCOL_VERSION, SERVER_NAME, negotiate_version
+from aletheia_shared.protocol import (
+    LATEST_PROTOCOL_VERSION,
+    SERVER_INFO_META_KEY,
+    SERVER_NAME,
+    negotiate_version,
+)
 from aletheia_shared.version import __version__
 
 logger = logging.getLogger(__name__)
@@ -40,6 +46,10 @@ _CAPABILITIES: Final = wire_types.ServerCapabilities(
 )
 _SERVER_INFO: Final = wire_types.Implementation(name=SERVER_NAME, version=__version__)
 _EMPTY: Final = wire(wire_types.EmptyResult())
+# What a stateless client may cache: the tool list and discovery change only with the hub.
+CACHE_SECONDS: Final = 3600
+_CACHE_HINTS: Final = {"ttlMs": CACHE_SECONDS * 1000, "cacheScope": "public"}
+_COMPLETE: Final = {"resultType": "complete"}
 
 
 class Dispatcher:
@@ -76,6 +86,15 @@ class Dispatcher:
                 wire_types.CallToolRequestParams, self._call_tool, self._invalid_tool_call
             ),
         }
+        # MCP 2026-07-28: no handshake and no ping; discovery instead.
+        self.stateless_methods: dict[str, Method[Any]] = {
+            DISCOVER_METHOD: Method(wire_types.RequestParams, self._discover, _invalid_params),
+            "tools/list": Method(
+                wire_types.PaginatedRequestParams, self._list_tools_stateless, _unknown_cursor
+            ),
+            "tools/call": self.methods["tools/call"],
+        }
+        self._discovery = _discovery(tool_set.instructions)
 
     def find_session(self, session_id: str, principal: Principal) -> SessionInfo | None:
         """A live session that belongs to this caller and was opened at this tool set."""
@@ -89,22 +108,35 @@ class Dispatcher:
         """An audit row for every tools/call that was refused before it could run."""
         auditing.audit_refused(self.db, self.tool_set, calls, state, outcome)
 
-    def handle(self, call: Call, state: CallState) -> Response:
+    def handle(
+        self, call: Call, state: CallState, routing: RoutingHeaders | None = None
+    ) -> Response:
         """The reply to one well-formed request; every failure becomes a JSON-RPC error.
-        Each is counted, timed and (when it failed) counted by kind in the metrics."""
+        Each is counted, timed and (when it failed) counted by kind in the metrics.
+
+        A stateless (2026-07-28) request is checked first against its envelope and, over
+        HTTP, the routing headers the edge passes."""
         started = time.perf_counter()
-        reply = self._reply(call, state)
+        reply = self._reply(call, state, routing)
         self._record(call, reply, time.perf_counter() - started)
         return reply
 
-    def _reply(self, call: Call, state: CallState) -> Response:
+    def _reply(self, call: Call, state: CallState, routing: RoutingHeaders | None) -> Response:
         try:
+            if state.era == "stateless":
+                envelope = check_envelope(call, routing)
+                state.client_name = envelope.client_name
+                method = self.stateless_methods.get(call.method)
+                if method is None:
+                    raise _method_not_found(call.method, stateless=True)
+                result = {**method.run(call.params, state), **_COMPLETE}
+                return jsonrpc.success_response(call.request_id, result)
             method = self.methods.get(call.method)
             if method is None:
                 raise _method_not_found(call.method)
             return jsonrpc.success_response(call.request_id, method.run(call.params, state))
         except RpcError as error:
-            return jsonrpc.error_response(call.request_id, error.code, error.message)
+            return jsonrpc.error_response(call.request_id, error.code, error.message, error.data)
         except Exception:
             logger.exception("%s failed", call.method)
             return jsonrpc.error_response(
@@ -116,7 +148,8 @@ class Dispatcher:
 
     def _record(self, call: Call, reply: Response, seconds: float) -> None:
         # Only known names become labels: a caller must not grow the metrics without end.
-        method = call.method if call.method in self.methods else "unknown"
+        known = call.method in self.methods or call.method in self.stateless_methods
+        method = call.method if known else "unknown"
         tool = ""
         if method == "tools/call":
             name = call.params.get("name")
@@ -130,7 +163,7 @@ class Dispatcher:
         self, params: wire_types.InitializeRequestParams, state: CallState
     ) -> wire_types.InitializeResult:
         version = negotiate_version(params.protocol_version)
-        client_name = _clean_name(params.client_info.name)
+        client_name = clean_client_name(params.client_info.name)
         state.session = self.sessions.open(
             protocol_version=version,
             client_name=client_name,
@@ -146,7 +179,9 @@ class Dispatcher:
             instructions=self.tool_set.instructions,
         )
 
-    def _list_tools(self, params: wire_types.PaginatedRequestParams, _state: CallState) -> Result:
+    def _list_tools(
+        self, params: wire_types.PaginatedRequestParams, _state: CallState
+    ) -> dict[str, Any]:
         cursor = params.cursor
         if cursor is None:
             return self._tool_pages[0]
@@ -154,6 +189,14 @@ class Dispatcher:
             raise _unknown_cursor_error()
         start = int(cursor)
         return self._tool_pages.get(start) or _tool_page(self.tool_definitions, start)
+
+    def _discover(self, _params: wire_types.RequestParams, _state: CallState) -> Result:
+        return self._discovery
+
+    def _list_tools_stateless(
+        self, params: wire_types.PaginatedRequestParams, state: CallState
+    ) -> Result:
+        return {**self._list_tools(params, state), **_CACHE_HINTS}
 
     def _call_tool(
         self, params: wire_types.CallToolRequestParams, state: CallState
@@ -227,16 +270,31 @@ def _unknown_cursor_error() -> RpcError:
     return RpcError(jsonrpc.INVALID_PARAMS, "Invalid params: unknown cursor.")
 
 
-def _method_not_found(method: str) -> RpcError:
+def _discovery(instructions: str) -> dict[str, Any]:
+    """server/discover's result: both eras' versions, capabilities, instructions, server info
+    and how long a client may keep it."""
+    result = wire(
+        wire_types.DiscoverResult(
+            supported_versions=list(ALL_VERSIONS),
+            capabilities=_CAPABILITIES,
+            instructions=instructions,
+        )
+    )
+    result.update(_CACHE_HINTS)
+    result["_meta"] = {SERVER_INFO_META_KEY: wire(_SERVER_INFO)}
+    return result
+
+
+def _method_not_found(method: str, *, stateless: bool = False) -> RpcError:
+    if method in ("initialize", "ping") and stateless:
+        return RpcError(
+            jsonrpc.METHOD_NOT_FOUND,
+            f"Method not found: {method} is not part of MCP 2026-07-28; send it without "
+            "the protocol version in params._meta (and MCP-Protocol-Version header).",
+        )
     if method == DISCOVER_METHOD:
         return RpcError(
             jsonrpc.METHOD_NOT_FOUND, "Method not found: server/discover; use initialize."
         )
     # The name is echoed for typos; a pasted secret is not.
     return RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {redact(method).text[:200]}")
-
-
-def _clean_name(name: str) -> str | None:
-    """clientInfo.name fit to store: no NULs, lone surrogates replaced, trimmed; None if empty."""
-    name = LONE_SURROGATE.sub("\ufffd", name.replace("\x00", ""))
-    return name.strip()[:200] or None

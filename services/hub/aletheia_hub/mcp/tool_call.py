@@ -20,7 +20,6 @@ from aletheia_hub.store.audit import Outcome
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.errors import StoreError
 from aletheia_shared import jsonrpc
-from aletheia_shared.project import DEFAULT_PROJECT
 
 
 def call_tool(
@@ -108,8 +107,8 @@ def _run(
         context = ToolContext(
             session=session,
             principal=state.principal,
-            caller_tool=session_info.tool if session_info else (state.caller_tool or "mcp"),
-            default_project=session_info.project if session_info else DEFAULT_PROJECT,
+            caller_tool=state.tool,
+            default_project=state.project,
             session_id=session_info.id if session_info else None,
             semantic=semantic,
             text_names=tool_set.text_names,
