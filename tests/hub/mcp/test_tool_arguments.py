@@ -123,9 +123,9 @@ def test_text_with_a_nul_character_is_no_internal_error(
     mcp: McpHttpClient, http: TestClient
 ) -> None:
     reply = mcp.request("tools/call", {"name": "save_memory", "arguments": {"text": "a\x00b"}})
-    assert "result" in reply, reply
-    if reply["result"]["isError"]:
-        assert count_rows(http, "entries") == 0
+    assert reply["result"]["isError"] is True, reply
+    assert reply["result"]["content"][0]["text"] == "text: must not contain NUL characters."
+    assert count_rows(http, "entries") == 0
 
 
 def test_write_the_database_refuses_leaves_no_orphan_entry(

@@ -110,10 +110,19 @@ def ids(database: Database, query: SearchQuery) -> list[int]:
 def test_a_question_matches_far_more_memories_than_the_old_window_held(
     crowded: tuple[Database, dict[int, int]],
 ) -> None:
-    database, _ = crowded
+    database, old_ids = crowded
     question = OLD_MEMORIES[0][1]
-    beyond = SearchQuery(text=question, order="date_desc", offset=2 * OLD_WINDOW, limit=1)
-    assert ids(database, beyond)
+    # The question's meaningful words: a newer memory matches when it holds one of them, and
+    # so do two of the older ones (#0 holds them all, #1500 "worker").
+    asked = {"switch", "billing", "worker", "queue"}
+    matches = 2 + sum(1 for note in newer(NEWER) if asked & set(note.title.split()[:2]))
+    assert matches > 2 * OLD_WINDOW
+    last = SearchQuery(text=question, order="date_desc", offset=matches - 1, limit=5)
+    assert len(ids(database, last)) == 1
+    past = SearchQuery(text=question, order="date_desc", offset=matches, limit=5)
+    assert ids(database, past) == []
+    oldest_first = ids(database, SearchQuery(text=question, order="date_desc", offset=matches - 2))
+    assert old_ids[0] in oldest_first
 
 
 def test_an_old_memory_is_found_by_its_rare_words_under_ten_thousand_newer_ones(

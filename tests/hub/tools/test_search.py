@@ -124,32 +124,43 @@ def test_a_question_in_plain_words_finds_the_staging_vpn_memory(mcp: McpHttpClie
     assert hits[0] == vpn
 
 
+FOUND = "found"
+NOTHING_MATCHED = "nothing matched"
+NO_WORDS = "no searchable words"
+
+
 @pytest.mark.parametrize(
-    "query",
+    ("query", "expected"),
     [
-        '"unbalanced',
-        '"staging deploys"',
-        "C++",
-        "node:fs",
-        "-32601",
-        "AND",
-        "*",
-        "NOT OR NEAR",
-        "title:staging",
-        "(",
-        "^staging",
-        "stag*",
-        "'; DROP TABLE memories; --",
-        "{title body}: vpn",
-        "ⅷ ² café",
-        "staging\\vpn",
+        ('"unbalanced', NOTHING_MATCHED),
+        ('"staging deploys"', FOUND),
+        ("C++", NOTHING_MATCHED),
+        ("node:fs", NOTHING_MATCHED),
+        ("-32601", NOTHING_MATCHED),
+        ("AND", NO_WORDS),
+        ("*", NO_WORDS),
+        ("NOT OR NEAR", NO_WORDS),
+        ("title:staging", FOUND),
+        ("(", NO_WORDS),
+        ("^staging", FOUND),
+        ("stag*", NOTHING_MATCHED),
+        ("'; DROP TABLE memories; --", NOTHING_MATCHED),
+        ("{title body}: vpn", FOUND),
+        ("ⅷ ² café", NOTHING_MATCHED),
+        ("staging\\vpn", FOUND),
     ],
 )
-def test_queries_with_operators_and_punctuation_never_error(mcp: McpHttpClient, query: str) -> None:
-    save(mcp, "Staging deploys need the VPN")
+def test_queries_with_operators_and_punctuation_never_error(
+    mcp: McpHttpClient, query: str, expected: str
+) -> None:
+    memory = save(mcp, "Staging deploys need the VPN")
     found = mcp.text("search", {"query": query})
-    if not found.startswith("No matches. "):
-        recalled(found)
+    if expected == FOUND:
+        assert any(line.startswith(f"#{memory} ") for line in recalled(found)), found
+    elif expected == NO_WORDS:
+        assert found.startswith(f'No matches. "{query}" has no searchable words')
+    else:
+        assert found.startswith(f'No matches. Nothing in project "shop" matched "{query}".')
 
 
 def test_punctuated_queries_match_the_words_inside_them(mcp: McpHttpClient) -> None:
