@@ -4,15 +4,19 @@ from typing import Any, Final, NotRequired, TypedDict
 
 JSONRPC_VERSION: Final = "2.0"
 
+# The standard codes, as the MCP wire types (mcp_types.jsonrpc) name them; the hub takes them
+# from there, and tests/shared/test_jsonrpc.py checks that these equal them. The proxy keeps
+# this copy so that it needs no pydantic.
 PARSE_ERROR: Final = -32700
 INVALID_REQUEST: Final = -32600
 METHOD_NOT_FOUND: Final = -32601
 INVALID_PARAMS: Final = -32602
 INTERNAL_ERROR: Final = -32603
-# Server-defined errors stay in -32000..-32019: MCP reserves -32020..-32099 for its own.
+# Aletheia's own errors, in the implementation-defined band -32000..-32019 (MCP allocates
+# -32020..-32099 and retired -32002 and -32042 for good).
 SERVER_ERROR: Final = -32000
 UNAUTHORIZED: Final = -32001
-RATE_LIMITED: Final = -32002
+RATE_LIMITED: Final = -32010
 REPLY_TOO_LARGE: Final = -32003
 
 RequestId = str | int | None

@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,12 +123,23 @@ def dependency_wheels() -> Path:
 
 
 def package_wheels(digest: str) -> Path:
-    """Wheels of the three packages, built from this checkout as the Dockerfile builds them."""
-    command = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps"]
-    return _built(
-        CACHE / f"packages-{digest}",
-        [[*command, *(str(ROOT / package) for package in PACKAGES), "--wheel-dir"]],
-    )
+    """Wheels of the three packages, built as the Dockerfile builds them, from a copy of
+    their sources (setuptools builds in the tree it is given and leaves build/ behind)."""
+    folder = CACHE / f"packages-{digest}"
+    if folder.exists():
+        return folder
+    with tempfile.TemporaryDirectory(prefix="aletheia-sources-") as scratch:
+        copies = []
+        for package in PACKAGES:
+            copy = Path(scratch) / package
+            shutil.copytree(
+                ROOT / package,
+                copy,
+                ignore=shutil.ignore_patterns("build", "dist", "*.egg-info", "__pycache__"),
+            )
+            copies.append(str(copy))
+        command = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", *copies]
+        return _built(folder, [[*command, "--wheel-dir"]])
 
 
 @functools.cache

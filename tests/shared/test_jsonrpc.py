@@ -3,6 +3,7 @@
 from typing import Any
 
 import pytest
+from mcp_types import jsonrpc as mcp_jsonrpc
 
 from aletheia_shared import jsonrpc
 
@@ -17,9 +18,39 @@ def test_standard_error_codes_are_the_json_rpc_2_0_values() -> None:
     ) == (-32700, -32600, -32601, -32602, -32603)
 
 
-def test_server_defined_codes_lie_in_the_reserved_server_range() -> None:
-    for code in (jsonrpc.SERVER_ERROR, jsonrpc.UNAUTHORIZED, jsonrpc.RATE_LIMITED):
-        assert -32099 <= code <= -32000
+def test_standard_error_codes_are_the_mcp_wire_types_values() -> None:
+    assert (
+        jsonrpc.PARSE_ERROR,
+        jsonrpc.INVALID_REQUEST,
+        jsonrpc.METHOD_NOT_FOUND,
+        jsonrpc.INVALID_PARAMS,
+        jsonrpc.INTERNAL_ERROR,
+    ) == (
+        mcp_jsonrpc.PARSE_ERROR,
+        mcp_jsonrpc.INVALID_REQUEST,
+        mcp_jsonrpc.METHOD_NOT_FOUND,
+        mcp_jsonrpc.INVALID_PARAMS,
+        mcp_jsonrpc.INTERNAL_ERROR,
+    )
+
+
+def test_aletheia_codes_lie_in_the_implementation_band_and_avoid_every_mcp_code() -> None:
+    ours = (
+        jsonrpc.SERVER_ERROR,
+        jsonrpc.UNAUTHORIZED,
+        jsonrpc.RATE_LIMITED,
+        jsonrpc.REPLY_TOO_LARGE,
+    )
+    assert len(set(ours)) == len(ours)
+    retired = {-32002, -32042}
+    spec_defined = {
+        value
+        for name, value in vars(mcp_jsonrpc).items()
+        if name.isupper() and isinstance(value, int) and -32099 <= value <= -32020
+    }
+    for code in ours:
+        assert -32019 <= code <= -32000
+        assert code not in retired | spec_defined
 
 
 def test_success_response_echoes_the_id_and_carries_the_result() -> None:
