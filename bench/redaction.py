@@ -1,200 +1,76 @@
-"""A generated secret corpus: every kind of secret the hub redacts, placed in code, .env, JSON,
-YAML, URLs and logs (each must be redacted), and look-alikes that must be left alone (git SHAs,
-UUIDs, sha256 digests, base64 images, names such as `password_hash`).
+"""The redaction bench: recall on generated secrets, false positives on a code corpus, and the
+cost per saved memory.
 
-    python bench/redaction.py [--seed N] [--rounds N]
+    python bench/redaction.py [--seed N] [--rounds N] [--redactor-file PATH]
 
-prints the share redacted per kind and per place, and every miss. tests/hub/test_redaction_corpus
-holds the figures: 100% of secrets redacted, 0 look-alikes touched.
+- recall: a secret of every shape the hub redacts (bench/redaction_secrets.py: gitleaks' and
+  detect-secrets' token shapes, CLI password flags, connection strings, config lines, JSON),
+  in code, .env, JSON, YAML, URLs, logs, command lines and work-state items; each must be gone.
+  Look-alikes (git SHAs, UUIDs, digests, base64 images, `password_hash`) must be left alone.
+- false positives: the files of bench/redaction_corpus (Python, TypeScript, shell, YAML, SQL
+  that hold no secret), each redacted whole; every line the redaction changed counts, except
+  the test fixtures with obviously fake passwords listed in FIXTURE_VALUES, which the hub
+  redacts on purpose (a default password such as `changeme` is often a real one).
+- cost: microseconds per memory, over the retrieval bench's 1,000 notes and over code chunks.
+
+--redactor-file measures another redact module instead, --baseline-file times one beside the
+hub's (passes interleaved), such as the one before the redact package:
+`git show 8680862:services/hub/aletheia_hub/redact.py > /tmp/before.py`.
+tests/hub/test_redaction_corpus.py holds the figures.
 """
 
 import argparse
-import base64
-import hashlib
+import difflib
+import importlib.util
+import json
 import random
-import string
 import sys
-import uuid
+import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
+from pathlib import Path
+from typing import Final, Protocol
 
-from aletheia_hub.redact import redact
+from aletheia_hub import redact as hub_redact
 
-ALNUM: Final = string.ascii_letters + string.digits
-PLACES: Final = ("code", "env", "json", "yaml", "url", "log", "cli")
+if not __package__:  # run as a script: bench/ is on the path, the repository root is not
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench.redaction_secrets import TOKENS, Case, look_alike_cases, secret_cases
 
+__all__ = ["TOKENS", "Case", "code_corpus", "corpus", "false_positives", "is_handled"]
 
-@dataclass(frozen=True, slots=True)
-class Case:
-    kind: str  # the secret's kind, or `look-alike:<what>`
-    place: str
-    text: str
-    secret: str | None  # the part that must not survive; None for a look-alike
-
-    @property
-    def is_secret(self) -> bool:
-        return self.secret is not None
-
-
-def _token(rng: random.Random, length: int, alphabet: str = ALNUM) -> str:
-    """Random characters with at least one digit, one lower and one upper letter where the
-    alphabet has them: real keys mix them, and shapes such as OpenAI's require a digit."""
-    while True:
-        value = "".join(rng.choice(alphabet) for _ in range(length))
-        kinds = [set(value) & set(group) for group in (string.digits, string.ascii_lowercase)]
-        if all(kinds) or not all(set(alphabet) & set(g) for g in (string.digits, "abc")):
-            return value
-
-
-def _pem(rng: random.Random) -> str:
-    body = base64.b64encode(rng.randbytes(180)).decode()
-    lines = [body[i : i + 64] for i in range(0, len(body), 64)]
-    return "\n".join(["-----BEGIN RSA PRIVATE KEY-----", *lines, "-----END RSA PRIVATE KEY-----"])
-
-
-def _jwt(rng: random.Random) -> str:
-    def part(raw: bytes) -> str:
-        return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-    header = part(b'{"alg":"HS256","typ":"JWT"}')
-    claims = part(f'{{"sub":"{rng.randint(1, 10**6)}","name":"Ada"}}'.encode())
-    return f"{header}.{claims}.{part(rng.randbytes(32))}"
-
-
-# kind -> a new secret value of that kind (standalone token shapes)
-TOKENS: Final[dict[str, Callable[[random.Random], str]]] = {
-    "aws-access-key": lambda r: "AKIA" + _token(r, 16, string.ascii_uppercase + string.digits),
-    "gcp-api-key": lambda r: "AIza" + _token(r, 35, ALNUM + "_-"),
-    "github-token": lambda r: r.choice(["ghp_", "gho_", "ghs_"]) + _token(r, 36),
-    "github-fine-grained-token": lambda r: "github_pat_" + _token(r, 82, ALNUM + "_"),
-    "gitlab-token": lambda r: "glpat-" + _token(r, 20, ALNUM + "_-"),
-    "slack-token": lambda r: f"xoxb-{r.randint(10**11, 10**12)}-{_token(r, 24)}",
-    "stripe-key": lambda r: r.choice(["sk_live_", "rk_live_", "sk_test_"]) + _token(r, 24),
-    "anthropic-key": lambda r: "sk-ant-api03-" + _token(r, 80, ALNUM + "_-"),
-    "openai-key": lambda r: "sk-proj-" + _token(r, 48, ALNUM + "_-"),
-    "jwt": _jwt,
-}
-KEY_NAMES: Final = (
-    "password", "DB_PASSWORD", "db_pass", "passphrase", "secret", "client_secret", "api_key",
-    "apiKey", "access_key", "auth_token", "token", "credentials", "SECRET_KEY", "private_key",
+CORPUS_DIR: Final = Path(__file__).parent / "redaction_corpus"
+# The fake credentials of the corpus's test fixtures and examples. A literal under a secret's
+# name is redacted whatever it says: the hub cannot tell `changeme` from a real password (and
+# default passwords are often real ones), so these lines are counted apart, not as errors.
+FIXTURE_VALUES: Final = (
+    "changeme", "hunter2", "test-password", "not-a-real-secret", '"wrong"', '"nope"', '"short"',
+    "a much longer passphrase", "test-token", "sk_shop_testkey", '"0123456789abcdef"',
 )  # fmt: skip
 
 
-def _places_for_token(value: str, rng: random.Random) -> dict[str, str]:
-    """A standalone token in each place, under a neutral name where one is needed."""
-    name = rng.choice(["KEY", "value", "upstream", "x"])
-    return {
-        "code": f'client = Client("{value}")  # deploy\n',
-        "env": f"UPSTREAM_{name.upper()}={value}\n",
-        "json": f'{{"{name}": "{value}", "retries": 3}}',
-        "yaml": f"service:\n  {name}: {value}\n  port: 8080\n",
-        "url": f"https://api.example.com/v1/hooks?key={value}&page=2",
-        "log": f"2026-11-30T12:00:00Z INFO request accepted with {value} from 10.0.0.7",
-    }
+class Cleaned(Protocol):
+    @property
+    def text(self) -> str: ...
+    @property
+    def count(self) -> int: ...
 
 
-def _places_for_assignment(name: str, value: str) -> dict[str, str]:
-    return {
-        "code": f'{name} = "{value}"\nconnect(user="app")\n',
-        "env": f"{name.upper()}={value}\nexport {name.upper()}='{value}'\n",
-        "json": f'{{"user": "app", "{name}": "{value}"}}',
-        "yaml": f"db:\n  user: app\n  {name}: {value}\n  env:\n    - {name.upper()}={value}\n",
-        "url": f"https://example.com/login?{name}={value}&next=/home",
-        "log": f"2026-11-30 12:00:01 DEBUG config loaded {name}={value} retries=3",
-        "cli": f"deploy --{name.lower().replace('_', '-')}={value} --region eu-west-1",
-    }
+class CleanedJson(Protocol):
+    @property
+    def value(self) -> object: ...
+    @property
+    def count(self) -> int: ...
 
 
-def secret_cases(rng: random.Random) -> Iterator[Case]:
-    """One round of secrets: every kind in every place it can take."""
-    for kind, make in TOKENS.items():
-        for place, text in _places_for_token(value := make(rng), rng).items():
-            yield Case(kind, place, text, value)
-    for name in KEY_NAMES:
-        value = _token(rng, rng.randint(8, 24), ALNUM + "!#%&*+-.^_~")
-        for place, text in _places_for_assignment(name, value).items():
-            yield Case("secret-assignment", place, text, value)
-    password = _token(rng, 14, ALNUM + "!*-_~")
-    for scheme in ("postgresql", "redis", "amqp", "https"):
-        url = f"{scheme}://app:{password}@db.internal:5432/shop"
-        for place, text in _places_for_token(url, rng).items():
-            yield Case("url-password", place, text, password)
-    bearer = _token(rng, 40, ALNUM + "-._~")
-    for place, text in {
-        "code": f'headers = {{"Authorization": "Bearer {bearer}"}}',
-        "env": f'CURL_HEADER="Authorization: Bearer {bearer}"\n',
-        "json": f'{{"headers": {{"Authorization": "Bearer {bearer}"}}}}',
-        "yaml": f"headers:\n  Authorization: Bearer {bearer}\n",
-        "url": f"curl -H 'Authorization: Bearer {bearer}' https://api.example.com/v1/me",
-        "log": f"12:00:02 WARN retrying with bearer {bearer} after 401",
-    }.items():
-        yield Case("bearer-token", place, text, bearer)
-    basic = base64.b64encode(f"app:{_token(rng, 12)}".encode()).decode()
-    yield Case("authorization", "log", f"> Authorization: Basic {basic}\n> Accept: */*", basic)
-    netrc = _token(rng, 16)
-    yield Case(
-        "netrc-password", "env", f"machine api.example.com login app password {netrc}\n", netrc
-    )
-    aws_secret = _token(rng, 40, ALNUM + "/+")
-    for place, text in {
-        "env": f"AWS_SECRET_ACCESS_KEY={aws_secret}\n",
-        "code": f'aws_secret_access_key = "{aws_secret}"',
-        "yaml": f"aws:\n  secret_access_key: {aws_secret}\n",
-        "log": f"aws secret for deploy is {aws_secret} (rotate monthly)",
-    }.items():
-        yield Case("aws-secret-key", place, text, aws_secret)
-    team, channel = (_token(rng, 8, string.ascii_uppercase) for _ in range(2))
-    hook = f"https://hooks.slack.com/services/T{team}/B{channel}/{_token(rng, 24)}"
-    yield Case("slack-webhook", "yaml", f"alerts:\n  webhook: {hook}\n", hook.rsplit("/", 1)[1])
-    yield Case("slack-webhook", "log", f"posting to {hook} failed: 404", hook.rsplit("/", 1)[1])
-    key = _pem(rng)
-    body_line = key.splitlines()[2]
-    for place, text in {
-        "code": f'KEY = """\n{key}\n"""',
-        "env": "TLS_KEY=" + key.replace("\n", "\\n"),
-        "json": '{"tls": {"key": "' + key.replace("\n", "\\n") + '"}}',
-        "yaml": "tls:\n  key: |\n    " + key.replace("\n", "\n    ") + "\n",
-        "log": f"loaded key material:\n{key}\nserver ready",
-    }.items():
-        yield Case("private-key", place, text, body_line)
+@dataclass(frozen=True, slots=True)
+class Redactor:
+    text: Callable[[str], Cleaned]
+    json: Callable[[object], CleanedJson]
 
 
-def look_alike_cases(rng: random.Random) -> Iterator[Case]:
-    """Things that look random or sound secret and must be left alone."""
-    sha = hashlib.sha1(rng.randbytes(8)).hexdigest()
-    digest = hashlib.sha256(rng.randbytes(8)).hexdigest()
-    image = base64.b64encode(rng.randbytes(300)).decode()
-    ident = str(uuid.UUID(bytes=rng.randbytes(16)))
-    yield Case("look-alike:git-sha", "log", f"commit {sha}\nAuthor: Ada <ada@example.com>", None)
-    yield Case("look-alike:git-sha", "code", f'PINNED = "{sha}"  # v2.3.1', None)
-    yield Case("look-alike:git-sha", "url", f"https://github.com/org/repo/commit/{sha}", None)
-    yield Case("look-alike:uuid", "json", f'{{"id": "{ident}", "kind": "order"}}', None)
-    yield Case("look-alike:uuid", "log", f"request {ident} finished in 12 ms", None)
-    yield Case("look-alike:sha256", "yaml", f"image: shop/api@sha256:{digest}\n", None)
-    yield Case("look-alike:sha256", "env", f"ARTIFACT_SHA256={digest}\n", None)
-    yield Case(
-        "look-alike:base64-image", "code", f'<img src="data:image/png;base64,{image}">', None
-    )
-    yield Case(
-        "look-alike:base64-image", "json", f'{{"icon": "data:image/png;base64,{image}"}}', None
-    )
-    for text in (
-        "password_hash = hash_password(form.password)",
-        "user.password_hash: str",
-        "token_count = len(tokens)",
-        "max_tokens = 4096",
-        "password_reset_url = build_url('/reset')",
-        "if not secret_manager.enabled: return",
-        "api_key_header = APIKeyHeader(name='X-API-Key')",
-        "Set the password in the vault, then restart.",
-        "password: ${DB_PASSWORD}",
-        "DB_PASSWORD=<your password>",
-        "token = os.environ['GITHUB_TOKEN']",
-        "credentials: include",
-    ):
-        yield Case("look-alike:name", "code", text, None)
+HUB: Final = Redactor(hub_redact.redact, hub_redact.redact_json)
 
 
 def corpus(seed: int = 7, rounds: int = 3) -> list[Case]:
@@ -207,40 +83,137 @@ def corpus(seed: int = 7, rounds: int = 3) -> list[Case]:
     return cases
 
 
-def is_handled(case: Case) -> bool:
+def is_handled(case: Case, redactor: Redactor = HUB) -> bool:
     """A secret is gone from the redacted text; a look-alike is left untouched."""
-    result = redact(case.text)
+    if case.place == "work-state":
+        result = redactor.json(json.loads(case.text))
+        text, count, same = json.dumps(result.value), result.count, result.value
+        unchanged = same == json.loads(case.text)
+    else:
+        cleaned = redactor.text(case.text)
+        text, count, unchanged = cleaned.text, cleaned.count, cleaned.text == case.text
     if case.secret is None:
-        return result.count == 0 and result.text == case.text
-    return case.secret not in result.text and result.count > 0
+        return count == 0 and unchanged
+    return case.secret not in text and count > 0
+
+
+def code_corpus() -> dict[str, str]:
+    """The false-positive corpus: file name -> text."""
+    return {path.name: path.read_text() for path in sorted(CORPUS_DIR.iterdir())}
+
+
+@dataclass(frozen=True, slots=True)
+class Touched:
+    file: str
+    line: str
+    fixture: bool  # holds one of FIXTURE_VALUES
+
+
+def false_positives(redactor: Redactor = HUB) -> tuple[int, list[Touched]]:
+    """How many lines the corpus has, and every line the redaction changed."""
+    lines = 0
+    touched: list[Touched] = []
+    for name, text in code_corpus().items():
+        before = text.splitlines()
+        after = redactor.text(text).text.splitlines()
+        lines += len(before)
+        matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+        for tag, start, end, _, _ in matcher.get_opcodes():
+            for line in before[start:end] if tag != "equal" else ():
+                fixture = any(value in line for value in FIXTURE_VALUES)
+                touched.append(Touched(name, line.strip(), fixture))
+    return lines, touched
+
+
+def typical_memories() -> dict[str, list[str]]:
+    """Memory texts to time: the retrieval bench's notes, and 20-line chunks of the corpus."""
+    from bench.retrieval_data import build_corpus
+
+    notes = [memory.text for memory in build_corpus(1_000).memories]
+    lines = [line for text in code_corpus().values() for line in text.splitlines()]
+    chunks = ["\n".join(lines[i : i + 20]) for i in range(0, len(lines), 20)]
+    return {"notes": notes, "code chunks": chunks}
+
+
+def microseconds_per_memory(texts: list[str], redactor: Redactor, repeat: int = 5) -> float:
+    """The best of `repeat` passes over every text, per text."""
+    return interleaved_costs(texts, [redactor], repeat)[0]
+
+
+def interleaved_costs(texts: list[str], redactors: list[Redactor], repeat: int) -> list[float]:
+    """Per redactor, the best of `repeat` passes over every text, per text in microseconds;
+    the passes alternate between redactors, so a busy machine slows them alike."""
+    best = [float("inf")] * len(redactors)
+    for _ in range(repeat):
+        for index, redactor in enumerate(redactors):
+            started = time.perf_counter()
+            for text in texts:
+                redactor.text(text)
+            best[index] = min(best[index], time.perf_counter() - started)
+    return [seconds / len(texts) * 1e6 for seconds in best]
+
+
+def load_redactor(path: str) -> Redactor:
+    spec = importlib.util.spec_from_file_location("redact_under_test", path)
+    assert spec and spec.loader, path
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return Redactor(module.redact, module.redact_json)
+
+
+def report_recall(cases: list[Case], redactor: Redactor) -> int:
+    total: Counter[str] = Counter()
+    good: Counter[str] = Counter()
+    misses = []
+    for case in cases:
+        handled = is_handled(case, redactor)
+        for key in (case.kind, f"place:{case.place}"):
+            total[key] += 1
+            good[key] += handled
+        if not handled:
+            misses.append(case)
+    secrets = [case for case in cases if case.is_secret]
+    alikes = [case for case in cases if not case.is_secret]
+    redacted = sum(is_handled(case, redactor) for case in secrets)
+    shapes = {case.kind for case in secrets}
+    whole = {kind for kind in shapes if good[kind] == total[kind]}
+    touched = sum(not is_handled(case, redactor) for case in alikes)
+    print(f"secrets redacted: {redacted}/{len(secrets)} ({100 * redacted / len(secrets):.1f}%)")
+    print(f"shapes redacted in every place: {len(whole)}/{len(shapes)}")
+    print(f"look-alikes redacted: {touched}/{len(alikes)}")
+    for key in sorted(total):
+        if good[key] != total[key] or key.startswith("place:"):
+            print(f"  {key:32} {good[key]:4}/{total[key]:<4}")
+    for case in misses:
+        print(f"MISS {case.kind} in {case.place}: {case.text[:160]!r}", file=sys.stderr)
+    return len(misses)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--redactor-file", help="a redact.py to measure instead of the hub's")
+    parser.add_argument("--baseline-file", help="a redact.py whose cost to print beside")
+    parser.add_argument("--repeat", type=int, default=5, help="timed passes (the best counts)")
     args = parser.parse_args(argv)
-    cases = corpus(args.seed, args.rounds)
-    total: Counter[str] = Counter()
-    good: Counter[str] = Counter()
-    misses = []
-    for case in cases:
-        for key in (case.kind, f"place:{case.place}"):
-            total[key] += 1
-            good[key] += is_handled(case)
-        if not is_handled(case):
-            misses.append(case)
-    secrets = [case for case in cases if case.is_secret]
-    alikes = [case for case in cases if not case.is_secret]
-    redacted = sum(is_handled(case) for case in secrets)
-    touched = sum(not is_handled(case) for case in alikes)
-    print(f"secrets redacted: {redacted}/{len(secrets)} ({100 * redacted / len(secrets):.1f}%)")
-    print(f"look-alikes redacted: {touched}/{len(alikes)}")
-    for key in sorted(total):
-        print(f"  {key:32} {good[key]:4}/{total[key]:<4}")
-    for case in misses:
-        print(f"MISS {case.kind} in {case.place}: {redact(case.text).text!r}", file=sys.stderr)
-    return 0 if not misses else 1
+    redactor = load_redactor(args.redactor_file) if args.redactor_file else HUB
+    misses = report_recall(corpus(args.seed, args.rounds), redactor)
+    lines, touched = false_positives(redactor)
+    wrong = [line for line in touched if not line.fixture]
+    fixtures = sum(line.fixture for line in touched)
+    files = len(code_corpus())
+    print(f"code corpus: {lines} lines in {files} files; false positives: {len(wrong)} lines")
+    print(f"  fixture lines with fake passwords, redacted on purpose: {fixtures}")
+    for line in wrong:
+        print(f"  FP {line.file}: {line.line[:150]}")
+    baseline = [load_redactor(args.baseline_file)] if args.baseline_file else []
+    for name, texts in typical_memories().items():
+        size = sum(map(len, texts)) // len(texts)
+        cost, *before = interleaved_costs(texts, [redactor, *baseline], args.repeat)
+        was = f" (baseline: {before[0]:.1f} µs)" if before else ""
+        print(f"cost: {cost:.1f} µs per memory{was} ({len(texts)} {name}, {size} chars avg)")
+    return 0 if not misses and not wrong else 1
 
 
 if __name__ == "__main__":

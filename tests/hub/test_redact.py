@@ -6,6 +6,7 @@ secret scanner would flag; the bodies are fake.
 
 import base64
 import hashlib
+import random
 import time
 import uuid
 
@@ -15,6 +16,7 @@ from sqlalchemy import text
 
 from aletheia_hub.redact import PATTERNS, Redacted, redact
 from aletheia_hub.store.memories import content_hash
+from bench.redaction_secrets import TOKENS, hub_kind
 from tests.helpers import McpHttpClient
 
 
@@ -125,6 +127,35 @@ SECRETS: list[tuple[str, str, str]] = [
     ("netrc-password", "machine api.example.com\n  login jane\n  password {}", body(12)),
     ("aws-secret-key", "The AWS secret key is {}", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
     ("aws-secret-key", "secret for the aws CLI: {}.", body(40, "wJalrXUtnFEMI/K7MDENG/bPxRfiCY")),
+    ("cli-password", "mysql -u root -p{} shop", body(12)),
+    ("cli-password", "curl -u admin:{} https://api.example.com/x", body(12)),
+    ("cli-password", "sshpass -p '{}' ssh deploy@host", body(12)),
+    ("cli-password", "docker login -u me -p {} registry.example.com", body(14)),
+    ("cli-password", "gpg --batch --passphrase {} -d a.gpg", body(14)),
+    ("cookie", "Cookie: sessionid={}", body(32)),
+    ("pgpass-password", "db.internal:5432:shop:app:{}", body(12)),
+    ("config-password", "bindpw {}", body(12)),
+    ("azure-sas-token", "https://a.blob.core.windows.net/c/f?sv=2022-11-02&sig={}", body(44)),
+    (
+        "discord-webhook",
+        "post to {} now",
+        "https://discord.com/api/webhooks/123456789012345678/" + body(68, "aB3_-xY9"),
+    ),
+    (
+        "teams-webhook",
+        "post to {}",
+        f"https://shop.webhook.office.com/webhookb2/{uuid.UUID(int=1)}@{uuid.UUID(int=2)}"
+        f"/IncomingWebhook/{body(32, 'a1b2c3d4')}/{uuid.UUID(int=3)}",
+    ),
+    ("secret-assignment", "ENCRYPTION_KEY={}", body(32)),
+    ("secret-assignment", "AccountKey={};EndpointSuffix=core.windows.net", body(86, B64) + "=="),
+]
+# One secret of every other kind, made by the bench as gitleaks' and detect-secrets' rules
+# describe it.
+SECRETS += [
+    (hub_kind(shape), "use {} here", make(random.Random(shape)))
+    for shape, make in TOKENS.items()
+    if hub_kind(shape) not in {kind for kind, _, _ in SECRETS}
 ]
 
 
@@ -477,6 +508,17 @@ def test_secret_is_not_searchable_after_saving(mcp: McpHttpClient) -> None:
 
 def test_memory_without_title_counts_its_secrets_once(mcp: McpHttpClient) -> None:
     saved = mcp.text("save_memory", {"text": "Bot token xoxb-" + body(30) + " for alerts"})
+    assert saved == "Saved as #1 in shop. Redacted 1 secret before saving."
+
+
+def test_an_untitled_memory_whose_title_cuts_a_redaction_short_counts_it_once(
+    mcp: McpHttpClient, http: TestClient
+) -> None:
+    # The title is the first 100 characters of the redacted text: `... password=[REDACTED:`.
+    text = "w" * 80 + " password=" + body(12)
+    saved = mcp.text("save_memory", {"text": text})
+    title, _, _ = stored_memory(http, 1)
+    assert title.endswith("password=[REDACTED:")
     assert saved == "Saved as #1 in shop. Redacted 1 secret before saving."
 
 

@@ -1,14 +1,16 @@
 """The gates in front of the redaction patterns skip only patterns that cannot match: every
-text a pattern matches passes all its gates, so redact() answers exactly as running every
-pattern would, Unicode case rules (ſ, K, İ, ı) included."""
+text a pattern matches passes all its gates (and its group's view, and starts where the
+pattern's start positions say), so redact() answers exactly as running every pattern over the
+whole text would, Unicode case rules (ſ, K, İ, ı) included."""
 
-import re
+import dataclasses
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from aletheia_hub.redact import PATTERNS, Redacted, SecretPattern, marker, redact
+from aletheia_hub.redact import PATTERNS, Redacted, redact
+from aletheia_hub.redact.text import GROUPS
 from bench.redaction import corpus
 
 MANY = settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -20,7 +22,10 @@ NAMES = (
     "api_key", "apiKey", "api-key", "KEY", "\u212aey", "access_key", "private_key", "secret_key",
     "credential", "credentials", "CREDENTİALS", "auth_token", "client_secret", "Authorization",
     "AUTHORİZATİON", "authorızatıon", "Proxy-Authorization", "aws", "AWS", "amazon", "machine",
-    "login", "default", "bearer", "Bearer",
+    "login", "default", "bearer", "Bearer", "ENCRYPTION_KEY", "signingKey", "AccountKey", "auth",
+    "sessionid", "PUBLIC_KEY", "checksum/secret", "name", "key", "value", "k", "v", "Cookie",
+    "Set-Cookie", "bindpw", "rootpw", "requirepass", "mysql -u root -p", "curl -u admin:",
+    "sshpass -p", "docker login -u me -p", "--password", "--token", "-storepass", "ſecretKey",
 )  # fmt: skip
 SEPARATORS = (
     "=",
@@ -48,7 +53,11 @@ VALUES = (
     "eyJabcdefghi.eyJabcdefghi.abcdefghij", "postgresql://app:pw@db/x", "redis://:pw@h",
     "https://hooks.slack.com/services/TABC/BDEF/xyz", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
     "-----BEGIN RSA PRIVATE KEY-----\nMIIEow" + "A" * 64 + "\n-----END RSA PRIVATE KEY-----",
-    "[REDACTED:jwt]", "a" * 50,
+    "[REDACTED:jwt]", "a" * 50, "npm_" + "a1B2" * 9, "SG." + "a" * 22 + "." + "b1" * 22,
+    "SK" + "0a" * 16, "123456789:AA" + "x1" * 17, "dop_v1_" + "0a" * 32, "hf_" + "aB" * 17,
+    "AGE-SECRET-KEY-1" + "QP" * 29, "db:5432:shop:app:pw", "|\n  x1\n", "|", ">-",
+    "sessionid=" + "a1" * 16, "sig=" + "a1" * 20, "NzQ" + "w" * 21 + ".D1TCxX." + "m1" * 15,
+    "abc1Q~" + "x1" * 17, "x.webhook.office.com/webhookb2/",
 )  # fmt: skip
 GLUE = (" ", "\n", ",", ";", "(", ")", "{", "}", '"', "'", "`", "\t", "_", "-", "/", "@", "é")
 pieces = st.one_of(
@@ -62,24 +71,30 @@ texts = st.lists(pieces, max_size=10).map("".join)
 
 
 def every_pattern(text: str) -> Redacted:
-    """redact() without its gates: every pattern, in order."""
+    """redact() without its gates, views or start positions: every pattern, in order, over
+    the whole text."""
     count = 0
     for secret in PATTERNS:
-
-        def replace(match: re.Match[str], secret: SecretPattern = secret) -> str:
-            nonlocal count
-            count += 1
-            kept = match.group(secret.keep_group) if secret.keep_group else ""
-            return kept + marker(secret.kind)
-
-        text = secret.pattern.sub(replace, text)
+        text, found = dataclasses.replace(secret, starts=None).apply(text)
+        count += found
     return Redacted(text=text, count=count)
 
 
 def assert_gates_hold(text: str) -> None:
-    for secret in PATTERNS:
-        if secret.pattern.search(text):
-            assert all(gate(text) for gate in secret.gates), (secret.kind, text)
+    """Whenever a pattern matches: its group's view is not empty, its gates pass on what they
+    read (the view where the group looks for literals, else the text), and every match starts
+    where `starts` says one may."""
+    for group in GROUPS:
+        view = group.view(text)
+        for secret in group.patterns:
+            if not secret.pattern.search(text):
+                continue
+            assert view, (secret.kind, text)
+            read = view if group.literals else text
+            assert all(gate(read) for gate in secret.gates), (secret.kind, text)
+            if secret.starts:
+                found = {match.start() for match in secret.pattern.finditer(text)}
+                assert found <= set(secret.starts(text)), (secret.kind, text)
 
 
 def test_gates_pass_every_text_of_the_secret_corpus_a_pattern_matches() -> None:

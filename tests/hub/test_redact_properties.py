@@ -3,6 +3,7 @@ hashes, UUIDs, base64 and ordinary settings are never touched."""
 
 import base64
 import hashlib
+import random
 import re
 import string
 from collections.abc import Callable
@@ -11,7 +12,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from aletheia_hub.redact import PATTERNS, Redacted, looks_like_reference, redact
+from aletheia_hub.redact import PATTERNS, Redacted, is_placeholder, looks_like_reference, redact
+from aletheia_hub.redact.assignments import BARE_END, PLACEHOLDER
+from bench.redaction_secrets import TOKENS, hub_kind
 
 ALNUM = string.ascii_letters + string.digits
 UPPER_DIGITS = string.ascii_uppercase + string.digits
@@ -187,6 +190,8 @@ def secret_assignments(draw: st.DrawFn) -> Secret:
     value = draw(chars(ASSIGNED_VALUE, 8, 40))
     assume(not value.startswith("[REDACTED"))
     assume(not looks_like_reference(value))  # `get_token()`, `settings.secret`, `$TOKEN`
+    # Lowercase words are names under other keys: `secretKey: password` (ExternalSecret).
+    assume(not re.fullmatch(r"[a-z]+(?:[-_][a-z]+)*[)\]}]*", value))
     return draw(st.sampled_from(ASSIGNMENTS)).format(k=key, v=value), [value]
 
 
@@ -205,11 +210,78 @@ def password_assignments(draw: st.DrawFn) -> Secret:
     # `password: see the vault`, `(password: it)` are prose: a short plain word, maybe closing
     # a parenthesis, stays as written.
     assume(not re.fullmatch(r"[A-Za-z]{1,5}[)\]}]*", short))
+    # `$A]0` is the variable `$A` closing a bracket, as `(password: it)` closes a parenthesis.
+    assume(not re.match(f"(?i:{PLACEHOLDER}){BARE_END}", short))
     value, parts = draw(st.sampled_from([(quoted, words), (short, [short])]))
     assume(not looks_like_reference(value.strip("\"'")))
     assume(not any(word.startswith("[REDACTED") for word in parts))
     form = draw(st.sampled_from(["{k}={v}", "{k}: {v}", '"{k}": {v}', "{k} = {v}"]))
     return form.format(k=key, v=value), parts
+
+
+@st.composite
+def bench_tokens(draw: st.DrawFn, kind: str) -> Secret:
+    """A token of one of the bench's shapes that the hub names `kind` (gitleaks' and
+    detect-secrets' provider rules)."""
+    shapes = sorted(shape for shape in TOKENS if hub_kind(shape) == kind)
+    shape = draw(st.sampled_from(shapes))
+    value = TOKENS[shape](random.Random(draw(st.integers(0, 2**32))))
+    return value, [value]
+
+
+@st.composite
+def cli_passwords(draw: st.DrawFn) -> Secret:
+    password = draw(chars(ALNUM + "!%*+-._~", 6, 24))
+    assume(not password.startswith("-") and not looks_like_reference(password))
+    # After a long flag a plain lowercase word is prose: `pass --token instead`.
+    assume(not re.fullmatch("[a-z]+", password))
+    form = draw(
+        st.sampled_from(
+            [
+                "mysql -u root -p{p} shop",
+                "curl -u admin:{p} https://api.example.com",
+                "sshpass -p '{p}' ssh deploy@host",
+                "docker login -u me -p {p} registry.example.com",
+                "redis-cli -h cache -a {p} ping",
+                "gpg --batch --passphrase {p} -d a.gpg",
+                "keytool -list -storepass {p}",
+                "openssl pkcs12 -export -passout pass:{p} -out a.p12",
+            ]
+        )
+    )
+    return form.format(p=password), [password]
+
+
+@st.composite
+def cookies(draw: st.DrawFn) -> Secret:
+    name = draw(st.sampled_from(["sessionid", "session", "sid", "_gitlab_session", "auth"]))
+    value = draw(chars(URLSAFE, 8, 64))
+    assume(not is_placeholder(value))
+    header = draw(st.sampled_from(["Cookie: ", "Set-Cookie: ", "cookie: "]))
+    return f"{header}{name}={value}; Path=/", [value]
+
+
+@st.composite
+def pgpass_lines(draw: st.DrawFn) -> Secret:
+    host = draw(st.sampled_from(["db.internal", "localhost", "*", "10.0.0.5"]))
+    port = draw(st.sampled_from(["5432", "*", "6432"]))
+    password = draw(chars(ALNUM + "!%*+-._~", 1, 30))
+    assume(not is_placeholder(password))
+    return f"\n{host}:{port}:shop:app:{password}\n", [password]
+
+
+@st.composite
+def config_passwords(draw: st.DrawFn) -> Secret:
+    directive = draw(st.sampled_from(["bindpw", "rootpw", "requirepass", "masterauth"]))
+    password = draw(chars(ALNUM + "!%*+-._~", 8, 30))
+    assume(not is_placeholder(password))
+    return f"\n{directive} {password}\n", [password]
+
+
+@st.composite
+def sas_signatures(draw: st.DrawFn) -> Secret:
+    signature = draw(chars(ALNUM + "%", 30, 64))
+    return f"https://a.blob.core.windows.net/c/f?sv=2022-11-02&sp=r&sig={signature}", [signature]
 
 
 KINDS: dict[str, st.SearchStrategy[Secret]] = {
@@ -261,7 +333,33 @@ KINDS: dict[str, st.SearchStrategy[Secret]] = {
     "secret-assignment": st.one_of(secret_assignments(), password_assignments()),
     "netrc-password": netrc_passwords(),
     "aws-secret-key": aws_secret_keys(),
+    "cli-password": cli_passwords(),
+    "cookie": cookies(),
+    "pgpass-password": pgpass_lines(),
+    "config-password": config_passwords(),
+    "azure-sas-token": sas_signatures(),
+    "discord-webhook": st.builds(
+        "https://discord.com/api/webhooks/{}/{}".format,
+        st.integers(10**17, 10**18),
+        chars(URLSAFE, 60, 80),
+    ).map(lambda url: (url, [url.rsplit("/", 1)[1]])),
+    "teams-webhook": st.builds(
+        "https://shop.webhook.office.com/webhookb2/{}@{}/IncomingWebhook/{}/{}".format,
+        st.uuids(),
+        st.uuids(),
+        chars("0123456789abcdef", 32),
+        st.uuids(),
+    ).map(lambda url: (url, [url])),
 }
+# Every kind added from gitleaks' and detect-secrets' provider rules, from the bench's shapes:
+# a fixed generator each, so fewer examples find what there is to find.
+TOKEN_KINDS: dict[str, st.SearchStrategy[Secret]] = {
+    kind: bench_tokens(kind)
+    for kind in sorted({hub_kind(shape) for shape in TOKENS})
+    if kind not in KINDS
+}
+EVERY_KIND = {**KINDS, **TOKEN_KINDS}
+FEW = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 SEPARATORS = st.sampled_from(
     [" ", "\n", "\t", "\r\n", ", ", "; ", " (", ") ", '"', "'", " <", "> "]
@@ -286,7 +384,7 @@ def embedded(draw: st.DrawFn, secret: st.SearchStrategy[Secret]) -> tuple[str, l
 
 
 def test_every_pattern_kind_has_a_strategy() -> None:
-    kinds = {kind for kind in KINDS if kind != "github-pat"}
+    kinds = {kind for kind in EVERY_KIND if kind != "github-pat"}
     assert kinds == {pattern.kind for pattern in PATTERNS}
 
 
@@ -302,14 +400,27 @@ def test_generated_secret_never_leaks(kind: str, data: st.DataObject) -> None:
     assert "[REDACTED:" in result.text
 
 
+@pytest.mark.parametrize("kind", sorted(TOKEN_KINDS))
+@FEW
+@given(data=st.data())
+def test_generated_provider_token_never_leaks_and_is_not_found_twice(
+    kind: str, data: st.DataObject
+) -> None:
+    original, parts = data.draw(embedded(TOKEN_KINDS[kind]), label="text")
+    result = redact(original)
+    assert all(part not in result.text for part in parts)
+    assert f"[REDACTED:{kind}]" in result.text
+    assert redact(result.text) == Redacted(result.text, 0)
+
+
 @st.composite
 def many_secrets(draw: st.DrawFn) -> tuple[str, list[str], int]:
-    kinds = draw(st.lists(st.sampled_from(sorted(KINDS)), min_size=1, max_size=6))
+    kinds = draw(st.lists(st.sampled_from(sorted(EVERY_KIND)), min_size=1, max_size=6))
     pieces: list[str] = []
     secret_parts: list[str] = []
     for kind in kinds:
         # A key without its END line runs on through whatever base64 follows: one redaction.
-        strategy = private_keys(may_lack_end=False) if kind == "private-key" else KINDS[kind]
+        strategy = private_keys(may_lack_end=False) if kind == "private-key" else EVERY_KIND[kind]
         written, parts = draw(strategy)
         pieces += [written, draw(st.sampled_from([" ", "\n", "\n\n", "\t"]))]
         if draw(st.booleans()):

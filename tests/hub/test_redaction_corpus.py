@@ -1,8 +1,10 @@
-"""The generated secret corpus (bench/redaction.py): every secret redacted, no look-alike."""
+"""The redaction bench (bench/redaction.py): every generated secret redacted, no look-alike
+touched, and no line of the false-positive code corpus changed but its fake fixture passwords."""
 
 from collections import Counter
+from pathlib import Path
 
-from bench.redaction import TOKENS, corpus, is_handled
+from bench.redaction import CORPUS_DIR, TOKENS, corpus, false_positives, is_handled
 
 
 def test_every_secret_of_the_corpus_is_redacted_and_no_look_alike_is() -> None:
@@ -13,16 +15,29 @@ def test_every_secret_of_the_corpus_is_redacted_and_no_look_alike_is() -> None:
     touched = [(case.kind, case.text) for case in look_alikes if not is_handled(case)]
     assert missed == []
     assert touched == []
-    # The corpus keeps its breadth: every token kind in every place, and every other kind.
+    # The corpus keeps its breadth: every token shape in every place, and every other kind.
     kinds = Counter(case.kind for case in secrets)
     assert set(TOKENS) <= set(kinds)
     assert {"secret-assignment", "url-password", "bearer-token", "private-key"} <= set(kinds)
     assert {"netrc-password", "aws-secret-key", "slack-webhook", "authorization"} <= set(kinds)
-    assert {case.place for case in secrets} >= {"code", "env", "json", "yaml", "url", "log"}
-    assert len(secrets) >= 600 and len(look_alikes) >= 60
+    assert {"cli-mysql", "pgpass", "cookie-header", "k8s-env-pair", "work-state-key-value"} <= set(
+        kinds
+    )
+    assert {case.place for case in secrets} >= {"code", "env", "json", "yaml", "url", "log", "cli"}
+    assert len(kinds) >= 120 and len(secrets) >= 1_900 and len(look_alikes) >= 100
 
 
 def test_another_seed_gives_other_secrets_that_are_redacted_too() -> None:
     cases = corpus(seed=2026, rounds=1)
     assert {case.secret for case in cases} != {case.secret for case in corpus(seed=7, rounds=1)}
     assert all(is_handled(case) for case in cases)
+
+
+def test_no_line_of_the_code_corpus_is_redacted_but_its_fake_fixture_passwords() -> None:
+    lines, touched = false_positives()
+    assert [(line.file, line.line) for line in touched if not line.fixture] == []
+    # The fixtures' literal passwords are redacted on purpose (see FIXTURE_VALUES).
+    assert 10 <= sum(line.fixture for line in touched) <= 20
+    suffixes = {Path(name).suffix for name in map(str, CORPUS_DIR.iterdir())}
+    assert {".py", ".ts", ".tsx", ".sh", ".yaml", ".sql"} <= suffixes
+    assert lines >= 2_000

@@ -12,6 +12,7 @@ from aletheia_hub.app import create_app
 from aletheia_hub.settings import Settings
 from bench.redaction import corpus
 from tests.helpers import McpHttpClient
+from tests.hub.test_redact_families import ISSUE_23
 from tests.team.conftest import issue_token, table_rows
 
 PEM_LINES = [f"MIIEvQIBADANBgkqhkiG9w0BAQEFAASC{n}" + "PemBodyLine" * 3 for n in range(4)]
@@ -125,6 +126,28 @@ def test_no_secret_reaches_the_sqlite_file_or_its_wal(
     stored = b"".join(path.read_bytes() for path in files)
     assert b"[REDACTED:" in stored
     for secret in every_secret():
+        assert secret.encode() not in stored, secret
+        assert all(secret not in answer for answer in answers), secret
+
+
+def test_issue_23_shapes_never_reach_the_sqlite_file_or_its_wal(
+    mcp: McpHttpClient, http: TestClient, tmp_path: Path
+) -> None:
+    """Each shape issue 23 found stored, saved as a memory and as work-state items under a
+    sibling key that names a secret, as the issue wrote them."""
+    answers: list[str] = []
+    for index, (written, secret, _) in enumerate(ISSUE_23):
+        text = written.format(secret)
+        call(mcp, answers, "save_memory", {"text": f"Deploy notes {index}:\n{text}"})
+    stripe, api_key = "StripeWsKey" + "4f" * 12, "ApiWsKey" + "9c" * 12
+    items = [{"key": "STRIPE_KEY", "value": stripe}, {"k": "api_key", "v": api_key}]
+    saved = call(mcp, answers, "work_state_write", {"list": "env", "items": items})
+    assert saved.endswith("Redacted 2 secrets before saving."), saved
+    call(mcp, answers, "work_state_read", {"list": "env"})
+    files = [tmp_path / "hub.db", tmp_path / "hub.db-wal"]
+    stored = b"".join(path.read_bytes() for path in files if path.exists())
+    assert b"[REDACTED:cli-password]" in stored and b"[REDACTED:pgpass-password]" in stored
+    for secret in [*(secret for _, secret, _ in ISSUE_23), stripe, api_key]:
         assert secret.encode() not in stored, secret
         assert all(secret not in answer for answer in answers), secret
 

@@ -1,0 +1,84 @@
+"""Redaction of the other shapes the store keeps: JSON values and facts, where a key or a
+predicate that names a secret makes its whole value one."""
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from aletheia_hub.redact.assignments import NAME_KEYS, VALUE_KEYS, is_placeholder
+from aletheia_hub.redact.names import SECRET_NAME_END, names_a_plain_key
+from aletheia_hub.redact.patterns import marker
+from aletheia_hub.redact.text import Redacted, redact
+
+# Words that join a fact's name to its value: `db password` `is` `...`.
+_LINKING_TAIL: Final = re.compile(
+    r"(?:[\s:=]+|\s+(?:is|are|was|were|equals?|set\s+to|value))+\Z", re.IGNORECASE
+)
+# `{"name": "DB_PASSWORD", "value": "..."}` as in Kubernetes env lists, `{"k": ..., "v": ...}`.
+_VALUE_KEYS: Final = frozenset(VALUE_KEYS)
+SECRET_VALUE: Final = marker("secret-assignment")
+
+
+def names_secret(key: str) -> bool:
+    """True when a key such as `DB_PASSWORD`, `apiKey`, `STRIPE_KEY` or `prod db password`
+    names a secret (`PUBLIC_KEY`, `password_hash` do not)."""
+    name = "_".join(key.split())
+    found = SECRET_NAME_END.search(name)
+    is_key = name[-3:].lower() == "key"
+    return bool(found) and not (is_key and names_a_plain_key(name, len(name)))
+
+
+def _holds_secret(value: object) -> bool:
+    """A value under a secret's name is a secret, whatever its shape, unless it is empty, a
+    flag or a placeholder."""
+    if value is None or isinstance(value, bool):
+        return False
+    if isinstance(value, str):
+        return bool(value.strip()) and not is_placeholder(value)
+    if isinstance(value, dict | list):
+        return bool(value)
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class RedactedJson:
+    value: object
+    count: int
+
+
+def redact_json(value: object) -> RedactedJson:
+    """A JSON value with its secrets redacted: every string, every key, and whole values kept
+    under a secret's name (`{"password": ...}`, `{"name": "DB_PASSWORD", "value": ...}`)."""
+    if isinstance(value, str):
+        clean = redact(value)
+        return RedactedJson(clean.text, clean.count)
+    if isinstance(value, list):
+        items = [redact_json(item) for item in value]
+        return RedactedJson([item.value for item in items], sum(item.count for item in items))
+    if not isinstance(value, dict):
+        return RedactedJson(value, 0)
+    named = any(isinstance(value.get(key), str) and names_secret(value[key]) for key in NAME_KEYS)
+    cleaned: dict[str, object] = {}
+    count = 0
+    for key, item in value.items():
+        clean_key = redact(str(key))
+        count += clean_key.count
+        secret_by_name = names_secret(str(key)) or (named and key in _VALUE_KEYS)
+        if secret_by_name and _holds_secret(item):
+            cleaned[clean_key.text] = SECRET_VALUE
+            count += 1
+        else:
+            clean_item = redact_json(item)
+            cleaned[clean_key.text] = clean_item.value
+            count += clean_item.count
+    return RedactedJson(cleaned, count)
+
+
+def redact_fact(subject: str, predicate: str, obj: str) -> tuple[Redacted, Redacted, Redacted]:
+    """A fact redacted as one statement: each part on its own, and the whole object when the
+    subject and predicate name a secret (`prod db` `password` `...`)."""
+    parts = redact(subject), redact(predicate), redact(obj)
+    name = _LINKING_TAIL.sub("", f"{subject} {predicate}")
+    if names_secret(name) and _holds_secret(obj):
+        return parts[0], parts[1], Redacted(SECRET_VALUE, max(parts[2].count, 1))
+    return parts

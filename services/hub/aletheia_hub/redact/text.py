@@ -1,0 +1,115 @@
+"""Redaction of one text: every pattern, in order, each run only when its gates pass."""
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Final
+
+from aletheia_hub.redact import assignments, contexts, names, tokens
+from aletheia_hub.redact.patterns import (
+    Contains,
+    SecretPattern,
+    all_of,
+    either,
+    finds_reversed,
+    reversed_words,
+)
+
+
+def _whole(text: str) -> str:
+    return text
+
+
+def _literals_of(pattern: SecretPattern) -> frozenset[str] | None:
+    """The literals the pattern's only gate looks for, when that gate looks for literals."""
+    if len(pattern.gates) == 1 and isinstance(gate := pattern.gates[0], Contains):
+        return frozenset(gate.literals)
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class PatternGroup:
+    """Patterns whose gates read a view of the text, which is empty when none can match.
+
+    Most texts hold no long token and no key naming a secret: one search for the view then
+    skips the whole group. Gates that look for literals are answered from one pass over the
+    view for all of them, not one call per pattern."""
+
+    patterns: tuple[SecretPattern, ...]
+    view: Callable[[str], str] = _whole
+    literals: frozenset[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        found = (_literals_of(pattern) or frozenset() for pattern in self.patterns)
+        object.__setattr__(self, "literals", frozenset().union(*found))
+
+
+# Every token holds a run of 15 characters or more of these (a prefix and its body).
+_TOKEN_RUN: Final = re.compile(r"[A-Za-z0-9_\-.~+/=:%]{15,}")
+# Every assignment holds a name ending in one of these words, then `=` or `:` (reversed).
+_NAME_ENDINGS: Final = finds_reversed(
+    r"[=:][ \t]*[\"'`]?"
+    + either(
+        names.PASSWORD_ENDINGS,
+        names.OTHER_ENDINGS,
+        names.RANDOM_ENDINGS,
+        reversed_words(*assignments.VALUE_KEYS),
+    ),
+    re.IGNORECASE,
+)
+
+
+def _token_runs(text: str) -> str:
+    return " ".join(_TOKEN_RUN.findall(text))
+
+
+def _if_named(text: str) -> str:
+    return text if _NAME_ENDINGS(text) else ""
+
+
+# Order matters: specific shapes first, so a key is named by its most precise kind
+# (`GITHUB_TOKEN=ghp_...` is a github-token), and a redacted value is not found again.
+GROUPS: Final = (
+    PatternGroup(tokens.PATTERNS[:1]),  # private keys: a fast literal of their own
+    PatternGroup(tokens.PATTERNS[1:], view=_token_runs),
+    PatternGroup(contexts.BEFORE_ASSIGNMENTS),
+    PatternGroup(assignments.PATTERNS, view=_if_named),
+    PatternGroup(contexts.AFTER_ASSIGNMENTS),
+)
+PATTERNS: Final = tuple(pattern for group in GROUPS for pattern in group.patterns)
+# Per group: its view, its literals, and per pattern its literals (or None) and one gate.
+_RUN: Final = tuple(
+    (
+        group.view,
+        group.literals,
+        tuple((_literals_of(p), all_of(p.gates), p) for p in group.patterns),
+    )
+    for group in GROUPS
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Redacted:
+    text: str
+    count: int
+
+
+def redact(text: str) -> Redacted:
+    """The text with every secret replaced by `[REDACTED:<kind>]`, and how many there were."""
+    count = 0
+    for view_of, literals, members in _RUN:
+        view = view_of(text)
+        if not view:
+            continue
+        # Where a group looks for literals, its gates read the view; elsewhere the text as the
+        # patterns before left it.
+        present = {word for word in literals if word in view} if literals else set()
+        for words, gate, secret in members:
+            if words is not None:
+                if present.isdisjoint(words):
+                    continue
+            elif not gate(view if literals else text):
+                continue
+            text, found = secret.apply(text)
+            count += found
+    return Redacted(text=text, count=count)

@@ -1,0 +1,233 @@
+"""The secret families of gitleaks' default rules and Yelp's detect-secrets plugins (issue 23):
+every shape the bench generates, in every place, through the real redactor; the exact shapes
+the issue found stored; the look-alikes those rules must leave alone; and 1 MB inputs that
+would take quadratic time if a pattern backtracked. Every secret is made at run time."""
+
+import json
+import random
+from collections import defaultdict
+from functools import cache
+
+import pytest
+
+from aletheia_hub.redact import Redacted, RedactedJson, redact, redact_json
+from bench.redaction import is_handled
+from bench.redaction_secrets import CONTEXTS, TOKENS, Case, hub_kind, secret_cases, token
+
+
+@cache
+def cases_by_shape() -> dict[str, list[Case]]:
+    """Two rounds of the bench's secrets, by shape."""
+    rng = random.Random(23)
+    shapes: dict[str, list[Case]] = defaultdict(list)
+    for _ in range(2):
+        for case in secret_cases(rng):
+            shapes[case.kind].append(case)
+    return shapes
+
+
+NEW_SHAPES = sorted(
+    {shape for shape in TOKENS if shape not in {"aws-access-key", "jwt"}}
+    | {shape for shape, _, _ in CONTEXTS}
+)
+
+
+def test_the_bench_covers_sixty_shapes_and_more() -> None:
+    assert len(cases_by_shape()) >= 60
+    assert sum(len(cases) for cases in cases_by_shape().values()) >= 150
+
+
+@pytest.mark.parametrize("shape", NEW_SHAPES)
+def test_every_generated_secret_of_the_family_is_redacted_wherever_it_stands(shape: str) -> None:
+    cases = cases_by_shape()[shape]
+    assert cases
+    assert [case.text for case in cases if not is_handled(case)] == []
+
+
+@pytest.mark.parametrize("shape", sorted(TOKENS))
+def test_a_token_is_named_by_its_provider(shape: str) -> None:
+    value = TOKENS[shape](random.Random(shape))
+    assert redact(f"token {value}.") == Redacted(f"token [REDACTED:{hub_kind(shape)}].", 1)
+
+
+def _made(length: int) -> str:
+    return token(random.Random(length), length)
+
+
+def _b64(size: int) -> str:
+    return token(random.Random(size), size, "ABCDEFabcdef0123456789+/")
+
+
+# (what was written, with {} for the secret; the secret; what is stored): issue 23's list.
+ISSUE_23: list[tuple[str, str, str]] = [
+    ("mysql -u root -p{} shop", _made(12), "mysql -u root -p[REDACTED:cli-password] shop"),
+    (
+        "curl -u admin:{} https://api.example.com/v1",
+        _made(12),
+        "curl -u admin:[REDACTED:cli-password] https://api.example.com/v1",
+    ),
+    (
+        "sshpass -p '{}' ssh deploy@10.0.0.5",
+        _made(12),
+        "sshpass -p '[REDACTED:cli-password]' ssh deploy@10.0.0.5",
+    ),
+    (
+        "docker login -u me -p {} registry.example.com",
+        _made(14),
+        "docker login -u me -p [REDACTED:cli-password] registry.example.com",
+    ),
+    (
+        "DefaultEndpointsProtocol=https;AccountName=shop;AccountKey={};EndpointSuffix=x.net",
+        _b64(86) + "==",
+        "DefaultEndpointsProtocol=https;AccountName=shop;"
+        "AccountKey=[REDACTED:secret-assignment];EndpointSuffix=x.net",
+    ),
+    ("use {}", "npm_" + _made(36), "use [REDACTED:npm-token]"),
+    ("use {}", "pypi-AgEIcHlwaS5vcmc" + _made(70), "use [REDACTED:pypi-token]"),
+    (
+        "use {}",
+        "hf_" + token(random.Random(3), 34, "abcdefXYZW"),
+        "use [REDACTED:huggingface-token]",
+    ),
+    ("use {}", f"SG.{_made(22)}.{_made(43)}", "use [REDACTED:sendgrid-key]"),
+    (
+        "use {}",
+        "SK" + token(random.Random(32), 32, "0123456789abcdef"),
+        "use [REDACTED:twilio-key]",
+    ),
+    ("use {}", f"123456789:AA{_made(33)}", "use [REDACTED:telegram-bot-token]"),
+    ("use {}", TOKENS["discord-bot-token"](random.Random(1)), "use [REDACTED:discord-bot-token]"),
+    ("use {}", TOKENS["digitalocean-pat"](random.Random(1)), "use [REDACTED:digitalocean-token]"),
+    ("use {}", TOKENS["shopify-access-token"](random.Random(1)), "use [REDACTED:shopify-token]"),
+    ("use {}", TOKENS["age-secret-key"](random.Random(1)), "use [REDACTED:age-secret-key]"),
+    ("Cookie: sessionid={}", _made(32), "Cookie: sessionid=[REDACTED:cookie]"),
+    (
+        "db.internal:5432:shop:app:{}",
+        _made(12),
+        "db.internal:5432:shop:app:[REDACTED:pgpass-password]",
+    ),
+    ("bindpw {}", _made(12), "bindpw [REDACTED:config-password]"),
+    ("ENCRYPTION_KEY={}", _made(32), "ENCRYPTION_KEY=[REDACTED:secret-assignment]"),
+    ("SIGNING_KEY={}", _made(32), "SIGNING_KEY=[REDACTED:secret-assignment]"),
+    (
+        "db:\n  password: |\n    {}\n  user: app\n",
+        _made(16),
+        "db:\n  password: |\n    [REDACTED:secret-assignment]\n  user: app\n",
+    ),
+]
+
+
+@pytest.mark.parametrize(("written", "secret", "stored"), ISSUE_23, ids=lambda v: v[:16])
+def test_the_shapes_issue_23_found_stored_are_redacted(
+    written: str, secret: str, stored: str
+) -> None:
+    assert redact(written.format(secret)) == Redacted(stored, 1)
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        [{"key": "STRIPE_KEY", "value": "{}"}],
+        [{"k": "api_key", "v": "{}"}],
+        {"env": [{"name": "DB_PASSWORD", "value": "{}"}]},
+        {"signing": {"SIGNING_KEY": "{}"}},
+    ],
+    ids=["key-value", "k-v", "name-value", "env-key"],
+)
+def test_a_work_state_value_under_a_sibling_key_naming_a_secret_is_redacted(item: object) -> None:
+    secret = _made(20)
+    written = json.loads(json.dumps(item).replace("{}", secret))
+    cleaned = redact_json(written)
+    assert secret not in json.dumps(cleaned.value)
+    assert cleaned.count == 1
+    # The same JSON pasted into a memory is redacted as text too.
+    assert secret not in redact(json.dumps(written)).text
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        [{"key": "CACHE_KEY", "value": "user-profile-v2"}],
+        [
+            {
+                "key": "PUBLIC_KEY",
+                "value": "MCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=",
+            }
+        ],
+        [{"name": "LOG_LEVEL", "value": "debug"}],
+        [{"k": "region", "v": "eu-west-1"}],
+    ],
+)
+def test_a_work_state_value_under_a_key_naming_no_secret_is_kept(item: object) -> None:
+    assert redact_json(item) == RedactedJson(item, 0)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "docker run -p 8080:80 -v data:/data shop/api",
+        "mysql -u root -p shop < dump.sql",
+        'mysql -u root -p"$MYSQL_PASSWORD" shop',
+        "psql --no-password -h db shop",
+        "ansible-playbook --ask-pass site.yml",
+        "Pass --token to use a token instead of a password.",
+        "docker login -u me --password-stdin registry.example.com",
+        "deploy.sh --token-file /run/secrets/vault --password-file ~/.registry",
+        "docker build --secret id=pip_index,env=PIP_INDEX_URL .",
+        "ssh-keygen -t ed25519 -N '' -f ~/.ssh/id_ed25519",
+        'curl -u "$USER:$TOKEN" https://api.example.com',
+        "curl -u admin: https://api.example.com",
+        "client_key: certs/client.key",
+        "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef: {name: db, key: password}",
+        "- secretKey: password\n  remoteRef: {key: secret/db, property: password}",
+        "Set-Cookie: theme=dark; Path=/; HttpOnly",
+        "Cookie: sessionid=${SESSION_ID}",
+        "checksum/secret: 53c234e5e8472b6ac51c1ae1cab3fe06fad053beb8ebfd8977b010655bfdd3c3",
+        "idempotency_key = 4f9e0c1a-2b3d-4e5f-8a9b-0c1d2e3f4a5b",
+        "PUBLIC_KEY = MCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=",
+        "SIGNING_KEY = settings.JWT_SIGNING_KEY",
+        "password = TEST_PASSWORD",
+        "password: newPassword,",
+        '--from-literal=password="$db_password"',
+        "DJANGO_SECRET_KEY: ${DJANGO_SECRET_KEY:?set it in .env}",
+        '"api_key": "6000/hour"',
+        'invalid_credentials: "Wrong email or password."',
+        "12:30:45:00:17",
+        "image: postgres@sha256:d0f363f8366fbc3f52d172c6e76bc27151c3d643b870e1062b4e8bfe65baf609",
+        "# requirepass foobared",
+        "The hub masks an sk-... key and a ghp_... token in the docs.",
+        "SKU TSHIRT-BLK-M costs 19.90",
+        "discord.com/api/webhooks is where the bot posts",
+    ],
+)
+def test_look_alikes_of_the_new_rules_are_left_alone(text: str) -> None:
+    assert redact(text) == Redacted(text, 0)
+
+
+MEGABYTE = 1_000_000
+# Inputs on which one backtracking pattern would need hours: each must finish (pytest-timeout
+# bounds the test; no time is asserted).
+PATHOLOGICAL = {
+    "one letter": "a" * MEGABYTE,
+    "keys": "a_key=" * (MEGABYTE // 6),
+    "passwords": "password=" * (MEGABYTE // 9),
+    "blocks": ("password: |\n" + "  x\n") * (MEGABYTE // 16),
+    "commands": "curl -u " * (MEGABYTE // 8),
+    "mysql": "mysql -p" * (MEGABYTE // 8),
+    "separators": "=:" * (MEGABYTE // 2),
+    "schemes": "a://b:" * (MEGABYTE // 6),
+    "prefixes": "sk-" * (MEGABYTE // 3),
+    "capitals": "M" * MEGABYTE,
+    "cookies": "Cookie: a=" * (MEGABYTE // 10),
+    "pgpass": "x:1:" * (MEGABYTE // 4),
+    "flags": "--password " * (MEGABYTE // 11),
+    "semicolons": "password=x" + ";a" * (MEGABYTE // 2),
+    "names": "- name: DB_PASSWORD\n" * (MEGABYTE // 20),
+}
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("text", PATHOLOGICAL.values(), ids=PATHOLOGICAL.keys())
+def test_a_megabyte_of_pathological_input_is_redacted_in_linear_time(text: str) -> None:
+    result = redact(text)
+    assert len(result.text) <= len(text) + 100 * result.count
