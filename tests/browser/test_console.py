@@ -8,7 +8,9 @@ from typing import Any
 import httpx
 import pytest
 
+from aletheia_shared import headers
 from tests.browser.conftest import API_KEY, Hub, shot
+from tests.helpers import McpHttpClient
 
 
 @pytest.fixture
@@ -69,16 +71,25 @@ def test_search_open_dismiss_and_restore_with_markup_inert(page: Any, main_hub: 
 
 
 def test_add_and_confirm_a_rule_then_preview_write_to_tools(page: Any, main_hub: Hub) -> None:
+    with httpx.Client(base_url=main_hub.url) as http:  # a tool calls from the shop folder
+        tool = McpHttpClient(http, project="shop", tool="claude-code", token=API_KEY)
+        tool.headers[headers.CALLER_CWD] = headers.encode_text(str(main_hub.folder))
+        tool.initialize()
+        tool.text("list_rules")
     sign_in(page, main_hub, API_KEY)
     page.goto(f"{main_hub.url}/rules")
     page.fill("#then", "Run the tests before pushing")
-    page.fill("#project", "shop")
+    page.select_option("#tier", "project")
+    page.select_option("#project", "shop")
     page.click("form[action='/rules'] button")
     row = page.locator("tr", has_text="Run the tests before pushing")
     assert row.count() == 1
     row.locator("form[action$='/confirm'] button").click()
     shot(page, "rules")
     page.click("text=Write to tools…")
+    assert page.locator("section.host").count() == 0  # nothing aimed at before a choice
+    shot(page, "rules-write-choose")
+    page.click(f"table.choices a:text-is('{main_hub.folder}')")
     claude = page.locator("section.host", has_text="Claude Code")
     assert "+- Always: Run the tests before pushing" in claude.locator("pre.diff").inner_text()
     shot(page, "rules-write")
@@ -125,7 +136,7 @@ def test_tokens_created_and_revoked_and_the_audit_filtered(page: Any, team_hub: 
     assert "revoked" in page.locator("tr", has_text="laptop").inner_text()
     shot(page, "tokens")
     page.click("nav >> text=Audit")
-    page.fill("input[name=project]", "billing")
+    page.select_option("select[name=project]", "billing")
     page.click("form.filters button")
     cells = page.locator("table.audit tbody td:nth-child(4)").all_inner_texts()
     assert cells == ["billing"]

@@ -18,7 +18,13 @@ def test_the_local_hub_names_its_console_and_how_to_connect(
     printed = capsys.readouterr().out
     assert "listening on http://127.0.0.1:7420/mcp\n" in printed
     assert "\nConsole: http://127.0.0.1:7420/ " in printed
-    assert "claude mcp add --scope user aletheia -e ALETHEIA_PORT=7420 -- " in printed
+    hub_db = tmp_path / "hub.db"
+    assert f"  ALETHEIA_HUB_DB={hub_db} ALETHEIA_PORT=7420 " in printed
+    assert " install claude-code --write\n" in printed
+    assert (
+        "claude mcp add --scope user aletheia -e ALETHEIA_TOOL=claude-code "
+        f"-e ALETHEIA_HUB_DB={hub_db} -e ALETHEIA_PORT=7420 -- "
+    ) in printed
 
 
 def test_the_team_hub_names_its_console_too(

@@ -17,6 +17,7 @@ LAYERS: Final = {
     "": SHARED,  # the package itself: its version
     "settings": SHARED,
     "redact": SHARED,
+    "capture": SHARED,
     "clock": SHARED,
     "cursors": SHARED,
     "folder_context": SHARED,

@@ -547,3 +547,25 @@ def test_long_runs_of_key_characters_are_redacted_in_linear_time(text_: str) -> 
 @pytest.mark.parametrize("text", ["password=A]0", "password=ab}c", "DB_PASS=x)y"])
 def test_a_short_value_with_brackets_inside_is_a_secret_not_a_word(text: str) -> None:
     assert redact(text).text.endswith("=[REDACTED:secret-assignment]")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("password:\n  hunter22x\nother: 1", "password:\n  [REDACTED:secret-assignment]\nother: 1"),
+        (
+            "db:\n  password:\n    hunter22x\n  port: 5432",
+            "db:\n  password:\n    [REDACTED:secret-assignment]\n  port: 5432",
+        ),
+    ],
+)
+def test_a_yaml_value_on_the_line_under_its_key_is_redacted(text: str, expected: str) -> None:
+    assert redact(text).text == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["password:\n  min_length: 12\n  rotate_days: 90", "passwords:\n  - name: admin"],
+)
+def test_a_mapping_or_list_under_a_password_key_is_left_alone(text: str) -> None:
+    assert redact(text).text == text

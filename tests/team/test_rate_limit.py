@@ -246,8 +246,8 @@ def test_api_requests_spends_the_same_budget_and_answers_429_with_retry_after(
     _id, secret = issue_token(store_url, "sync", ["shop"])
     http = team_app(store_url, rate_limit_per_minute=3, rate_limit_window_seconds=60)
     auth = {"Authorization": f"Bearer {secret}"}
-    for _ in range(2):
-        created = http.post("/api/requests", json={"request": "Ship it"}, headers=auth)
+    for n in range(2):
+        created = http.post("/api/requests", json={"request": f"Ship it {n}"}, headers=auth)
         assert created.status_code == 201, created.text
     client = raw_session(http, secret)  # the third request of the budget
     refused = http.post("/api/requests", json={"request": "Ship it"}, headers=auth)

@@ -216,7 +216,15 @@ def test_main_server_needs_no_token_without_an_api_key(store_url: str) -> None:
         client = McpHttpClient(http, project="shop")
         client.initialize()
         assert client.text("save_memory", {"text": "Local use"}) == "Saved as #1 in shop."
-    assert table_rows(store_url, "audit_log") == []
+    # A local call is audited too, as local: no token, and never its arguments.
+    [row] = table_rows(store_url, "audit_log")
+    assert (row["token_id"], row["tool"], row["project"], row["result"]) == (
+        None,
+        "save_memory",
+        "shop",
+        "ok",
+    )
+    assert "Local use" not in str(row)
 
 
 def test_main_server_with_api_key_needs_it_as_bearer(store_url: str) -> None:

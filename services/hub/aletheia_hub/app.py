@@ -88,8 +88,9 @@ def create_app(settings: Settings, tool_sets: Sequence[ToolSet] = TOOL_SETS) -> 
         app.include_router(mcp_endpoint.tool_set_router(dispatcher))
     app.include_router(requests_api.router)
     app.include_router(memories_api.router)
-    # The web console at /; only the main server writes rules into its own project's files.
-    console.install(app, None if settings.team_mode else HostRuleFiles(settings.cwd))
+    # The web console at /; only the main server writes rules into project folders (the user
+    # chooses one: the hub's own working directory is no project of theirs).
+    console.install(app, None if settings.team_mode else HostRuleFiles)
     # Inside the guard: a refused request is no use of the hub.
     app.add_middleware(ActivityMiddleware, activity=activity)
     app.add_middleware(

@@ -96,33 +96,62 @@ def _print_connect_hint(settings: Settings) -> None:
         f"Store: {shown_store}",
         f"Console: {console} (memories, facts, rules, work state; open it in a browser)",
     ]
-    from aletheia_hub.commands.connect import proxy_command
-
-    proxy = proxy_command()
-    if settings.team_mode:
-        lines += [
-            "Team mode: every /mcp call needs Authorization: Bearer <token>. Create a token:",
-            "  aletheia mcp-link create --projects <project> --scope sync "
-            "[--hub-db PATH | --database-url URL]",
-            "Connect Claude Code through the proxy:",
-            f"  claude mcp add --scope user aletheia -e ALETHEIA_HUB_URL={url} "
-            f"-e ALETHEIA_TOKEN=<token> -- {proxy}",
-        ]
-        if scheme == "https":
-            lines.append(
-                f"  (add -e {env.CA_BUNDLE}=<PEM file of the CA that signed the certificate> "
-                "when the machine does not trust it)"
-            )
-    else:
-        port_env = f"-e ALETHEIA_PORT={settings.port} " if settings.port != env.DEFAULT_PORT else ""
-        lines += [
-            "Connect Claude Code (stdio, through the proxy):",
-            f"  claude mcp add --scope user aletheia {port_env}-- {proxy}",
-            "or over HTTP:",
-            f"  claude mcp add --scope user --transport http aletheia {url}",
-        ]
+    lines += _team_hint(url) if settings.team_mode else _local_hint(settings, url)
     lines.append("Stop with Ctrl+C.")
     print("\n".join(lines), flush=True)
+
+
+def _local_hint(settings: Settings, url: str) -> list[str]:
+    """How to connect a host: the command that writes its config, and the entry by hand,
+    both carrying what this hub's store and port need (as `aletheia install` writes it)."""
+    import shlex
+
+    from aletheia_hub.commands.connect import claude_add_line, proxy_command
+    from aletheia_hub.commands.install import aletheia_command
+    from aletheia_hub.hosts import store_env
+    from aletheia_hub.hosts.catalog import HOSTS
+    from aletheia_hub.hosts.entries import build_entry
+
+    given = {env.DATA_DIR: str(settings.data_dir), env.PORT: str(settings.port)}
+    if settings.hub_db is not None:
+        given[env.HUB_DB] = str(settings.hub_db)
+    if settings.database_url:
+        given[env.DATABASE_URL] = settings.database_url
+    carried = store_env.carried(given).environment
+    if store_env.has_password(carried.get(env.DATABASE_URL, "")):
+        carried[env.DATABASE_URL] = store_env.masked(carried[env.DATABASE_URL])
+    prefix = "".join(shlex.quote(f"{name}={value}") + " " for name, value in carried.items())
+    entry = build_entry(HOSTS["claude-code"], proxy_command(), None, carried)
+    lines = [
+        "Connect a host (any of them; add --hooks for the session hooks):",
+        f"  {prefix}{aletheia_command()} install claude-code --write",
+        "or add Claude Code by hand (stdio, through the proxy):",
+        f"  {claude_add_line(entry)}",
+        "or over HTTP:",
+        f"  claude mcp add --scope user --transport http aletheia {url}",
+    ]
+    if store_env.MASK in prefix:
+        lines.append(f"  (put the database password where {store_env.MASK} stands)")
+    return lines
+
+
+def _team_hint(url: str) -> list[str]:
+    from aletheia_hub.commands.connect import proxy_command
+
+    lines = [
+        "Team mode: every /mcp call needs Authorization: Bearer <token>. Create a token:",
+        "  aletheia mcp-link create --projects <project> --scope sync "
+        "[--hub-db PATH | --database-url URL]",
+        "Connect Claude Code through the proxy:",
+        f"  claude mcp add --scope user aletheia -e ALETHEIA_HUB_URL={url} "
+        f"-e ALETHEIA_TOKEN=<token> -- {proxy_command()}",
+    ]
+    if url.startswith("https"):
+        lines.append(
+            f"  (add -e {env.CA_BUNDLE}=<PEM file of the CA that signed the certificate> "
+            "when the machine does not trust it)"
+        )
+    return lines
 
 
 def serve(settings: Settings, *, quiet: bool = False) -> None:

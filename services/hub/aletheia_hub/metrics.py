@@ -1,4 +1,5 @@
-"""The hub's counters and latency histograms, rendered in the Prometheus text format.
+"""The hub's counters and latency histograms, rendered in the Prometheus text format, and the
+latest latencies of each series, which the console measures percentiles from.
 
 Transport-free and thread-safe: the dispatcher and the HTTP edge record, /metrics renders.
 One registry per app (no global state), so each test sees only its own calls.
@@ -6,10 +7,12 @@ One registry per app (no global state), so each test sees only its own calls.
 
 import math
 import threading
+from collections import deque
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any, Final
+from dataclasses import dataclass, field
+from typing import Any, Final, NamedTuple
 
+from aletheia_hub.clock import now_ms
 from aletheia_shared import jsonrpc
 
 Labels = tuple[tuple[str, str], ...]
@@ -22,6 +25,14 @@ REQUESTS: Final = "aletheia_requests_total"
 LATENCY: Final = "aletheia_request_duration_seconds"
 ERRORS: Final = "aletheia_errors_total"
 RATE_LIMITED: Final = "aletheia_rate_limited_calls_total"
+# Tool calls by host (the calling tool, as its proxy or session names it) and MCP tool: a tally
+# the console draws, kept out of /metrics because hosts are names callers choose.
+TOOL_CALLS: Final = "aletheia_tool_calls_total"
+MAX_HOSTS: Final = 20  # hosts named beyond this many are counted as OTHER_HOST
+OTHER_HOST: Final = "other"
+# The latest latencies of each series, for percentiles a bucket bound cannot give: 1,024
+# pairs of numbers per series, a few dozen series.
+RESERVOIR_SIZE: Final = 1024
 
 HELP: Final = {
     REQUESTS: "JSON-RPC requests answered, by method and tool.",
@@ -55,11 +66,17 @@ def error_kind(reply: Mapping[str, Any]) -> str | None:
     return None
 
 
+class Latency(NamedTuple):
+    at_ms: int  # when the request was answered
+    seconds: float
+
+
 @dataclass(slots=True)
 class _Histogram:
     buckets: list[int]
     count: int = 0
     total: float = 0.0
+    recent: deque[Latency] = field(default_factory=lambda: deque(maxlen=RESERVOIR_SIZE))
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +96,7 @@ class Metrics:
         self._lock = threading.Lock()
         self._counters: dict[str, dict[Labels, float]] = {}
         self._histograms: dict[Labels, _Histogram] = {}
+        self._hosts: set[str] = set()
 
     def count(self, name: str, amount: float = 1, **labels: str) -> None:
         """Add to a counter."""
@@ -87,9 +105,12 @@ class Metrics:
             series = self._counters.setdefault(name, {})
             series[key] = series.get(key, 0) + amount
 
-    def observe_request(self, seconds: float, *, method: str, tool: str = "") -> None:
-        """Count one answered request and its latency."""
+    def observe_request(
+        self, seconds: float, *, method: str, tool: str = "", at_ms: int | None = None
+    ) -> None:
+        """Count one answered request and its latency (answered at `at_ms`, default now)."""
         key = _labels({"method": method, "tool": tool})
+        latency = Latency(now_ms() if at_ms is None else at_ms, seconds)
         with self._lock:
             series = self._counters.setdefault(REQUESTS, {})
             series[key] = series.get(key, 0) + 1
@@ -98,6 +119,7 @@ class Metrics:
                 histogram = self._histograms[key] = _Histogram([0] * len(LATENCY_BUCKETS))
             histogram.count += 1
             histogram.total += seconds
+            histogram.recent.append(latency)
             for index, bound in enumerate(LATENCY_BUCKETS):
                 if seconds <= bound:
                     histogram.buckets[index] += 1
@@ -107,29 +129,33 @@ class Metrics:
         with self._lock:
             return dict(self._counters.get(name, {}))
 
-    def latency_quantiles(
-        self, quantiles: Iterable[float], *, method: str, tool: str = ""
-    ) -> dict[float, float | None]:
-        """For each quantile, the upper bound (seconds) of the bucket it falls in: None with no
-        request yet, infinity past the last bucket."""
+    def count_tool_call(self, *, host: str, tool: str) -> None:
+        """Tally one tools/call by host and tool; past MAX_HOSTS hosts, a new one is "other"."""
+        with self._lock:
+            if host not in self._hosts:
+                if len(self._hosts) < MAX_HOSTS:
+                    self._hosts.add(host)
+                else:
+                    host = OTHER_HOST
+            series = self._counters.setdefault(TOOL_CALLS, {})
+            key = _labels({"host": host, "tool": tool})
+            series[key] = series.get(key, 0) + 1
+
+    def recent_latencies(self, *, method: str, tool: str = "") -> list[Latency]:
+        """The latest RESERVOIR_SIZE latencies of a series, oldest first."""
         with self._lock:
             histogram = self._histograms.get(_labels({"method": method, "tool": tool}))
-            found = _copy(histogram) if histogram is not None else None
-        answers: dict[float, float | None] = {}
-        for quantile in quantiles:
-            if found is None or found.count == 0:
-                answers[quantile] = None
-                continue
-            rank = quantile * found.count
-            answers[quantile] = next(
-                (
-                    bound
-                    for bound, seen in zip(LATENCY_BUCKETS, found.buckets, strict=True)
-                    if seen >= rank
-                ),
-                math.inf,
-            )
-        return answers
+            return list(histogram.recent) if histogram is not None else []
+
+    def measured_quantiles(
+        self, quantiles: Iterable[float], *, method: str, tool: str = ""
+    ) -> dict[float, float | None]:
+        """For each quantile, the latency (seconds) measured at that rank among the latest
+        requests of a series; None with no request yet."""
+        latencies = sorted(
+            entry.seconds for entry in self.recent_latencies(method=method, tool=tool)
+        )
+        return {quantile: nearest_rank(latencies, quantile) for quantile in quantiles}
 
     def render(self, gauges: Iterable[Gauge] = ()) -> str:
         """Every series in the Prometheus text exposition format (version 0.0.4)."""
@@ -154,12 +180,20 @@ class Metrics:
         return "\n".join(lines) + "\n"
 
 
+def nearest_rank(ordered: list[float], quantile: float) -> float | None:
+    """The value at a quantile of sorted values (nearest rank); None for no values."""
+    if not ordered:
+        return None
+    rank = max(math.ceil(quantile * len(ordered)), 1)
+    return ordered[min(rank, len(ordered)) - 1]
+
+
 def _labels(labels: Mapping[str, str]) -> Labels:
     return tuple(sorted(labels.items()))
 
 
 def _copy(histogram: _Histogram) -> _Histogram:
-    return _Histogram(list(histogram.buckets), histogram.count, histogram.total)
+    return _Histogram(list(histogram.buckets), histogram.count, histogram.total, deque())
 
 
 def _family(name: str, help_text: str, kind: str) -> list[str]:

@@ -2,11 +2,12 @@
 
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from aletheia_hub.capture import CaptureLimits, parse_hosts
 from aletheia_shared import env
 from aletheia_shared.store import (
     StoreLocation,
@@ -50,6 +51,27 @@ class Settings(BaseSettings):
     # Serve HTTPS with this PEM certificate (chain) and key; both or neither.
     tls_cert_file: Path | None = None
     tls_key_file: Path | None = None
+    # What hooks capture (POST /api/requests) per project: the oldest prompts beyond any bound
+    # are deleted on every insert (age also by `aletheia maintain`); one prompt is cut.
+    capture_max_age_days: int = Field(default=30, ge=1)
+    capture_max_per_project: int = Field(default=1_000, ge=1)
+    capture_max_bytes_per_project: int = Field(default=5 * 1024 * 1024, ge=1024)
+    capture_max_prompt_bytes: int = Field(default=8 * 1024, ge=256)
+    # Hosts (the `tool` a hook sends) whose prompts are not kept; `*` for every host.
+    capture_off_for: Annotated[list[str], NoDecode] = Field(default_factory=list)
+
+    @field_validator("capture_off_for", mode="before")
+    @classmethod
+    def _host_names(cls, value: object) -> object:
+        return parse_hosts(value) if isinstance(value, str) else value
+
+    def capture_limits(self) -> CaptureLimits:
+        return CaptureLimits(
+            max_age_days=self.capture_max_age_days,
+            max_per_project=self.capture_max_per_project,
+            max_bytes_per_project=self.capture_max_bytes_per_project,
+            max_prompt_bytes=self.capture_max_prompt_bytes,
+        )
 
     def resolved_database_url(self) -> str:
         """PostgreSQL URL when given, else the SQLite file (hub_db, else data_dir/hub.db)."""

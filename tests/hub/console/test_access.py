@@ -170,6 +170,8 @@ def test_a_token_limited_to_shop_never_sees_billing(team: TestClient, store_url:
         assert "billing" not in answer.text.lower(), path
     overview = team.get("/").text
     assert "store size" not in overview  # the whole store's figure is not a limited token's
+    assert "Tool calls per host" not in overview  # nor the whole hub's calls
+    assert "Memories saved per day" in overview  # its own projects' are
     assert team.get("/memories", params={"project": "billing"}).status_code == 403
     assert team.get("/audit", params={"project": "billing"}).status_code == 403
     ids = team.app_state_ids  # type: ignore[attr-defined]

@@ -174,13 +174,14 @@ def test_write_to_tools_previews_then_writes_every_host_file(
     csrf = csrf_of(http)
     project = settings.cwd.name
     http.post("/rules", data={"csrf": csrf, "then": "Prefer small commits", "project": project})
-    preview = http.get("/rules/write").text
+    chosen = {"folder": str(settings.cwd)}  # typed: no tool has called from it
+    preview = http.get("/rules/write", params=chosen).text
     assert "+- Always: Prefer small commits" in preview and "CLAUDE.md" in preview
     assert not (Path(settings.cwd) / "CLAUDE.md").exists()  # a preview writes nothing
-    done = http.post("/rules/write", data={"csrf": csrf}).text
+    done = http.post("/rules/write", data={"csrf": csrf, **chosen}).text
     assert "created CLAUDE.md" in done
     assert "Prefer small commits" in (Path(settings.cwd) / "CLAUDE.md").read_text()
-    assert "Apply to every file" not in http.get("/rules/write").text  # now current
+    assert "Apply to every file" not in http.get("/rules/write", params=chosen).text
 
 
 def test_work_state_lists_are_replaced_whole(http: TestClient, seeded: dict[str, int]) -> None:

@@ -53,7 +53,8 @@ def test_doctor_fails_a_broken_setup_with_the_fixing_commands(
         "`aletheia install cursor --write`"
     ) in lines
     codex = next(line for line in lines if line.startswith("FIX  codex: "))
-    assert "is not valid TOML" in codex and codex.endswith("`aletheia install codex --write`.")
+    # To be fixed by hand: install would fail on it, so doctor recommends no command.
+    assert "is not valid TOML" in codex and codex.endswith("Fix it, then run this again.")
     assert (
         "FIX  claude-code hooks: /gone/aletheia hook session-start --tool claude-code cannot "
         "run; run `aletheia install claude-code --hooks --write`"

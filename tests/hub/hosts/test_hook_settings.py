@@ -51,14 +51,19 @@ def test_uninstall_takes_out_only_our_hooks(cli: Cli, home: Path) -> None:
     done = cli("uninstall", "claude-code", "--write")
     assert done.code == 0, done.err
     assert json.loads(path.read_text()) == {"hooks": USER_HOOKS}
-    assert "aletheia" not in json.loads((home / ".claude.json").read_text())["mcpServers"]
+    assert not (home / ".claude.json").exists()  # install created it: nothing else was in it
 
 
-def test_hooks_are_refused_for_a_host_that_does_not_offer_them(cli: Cli, home: Path) -> None:
+def test_hooks_are_skipped_in_one_line_for_a_host_that_does_not_offer_them(
+    cli: Cli, home: Path
+) -> None:
     done = cli("install", "windsurf", "--hooks", "--write")
-    assert done.code == 2
-    assert "Windsurf hooks are not offered" in done.err
-    assert list(home.iterdir()) == []
+    assert done.code == 0, done.err
+    assert done.out.splitlines() == [
+        "Wrote ~/.codeium/windsurf/mcp_config.json.",
+        "Restart Windsurf to load the change.",
+        "Windsurf offers no session hooks we can use; --hooks skipped.",
+    ]
 
 
 def test_malformed_settings_are_refused_and_left_untouched(cli: Cli, home: Path) -> None:
@@ -94,7 +99,7 @@ def test_gemini_cli_gets_server_and_hooks_in_its_one_settings_file(cli: Cli, hom
     }
     assert "nothing to change" in cli("install", "gemini-cli", "--hooks", "--write").out
     assert cli("uninstall", "gemini-cli", "--write").code == 0
-    assert json.loads(path.read_text()) == {**user, "mcpServers": {}}
+    assert json.loads(path.read_text()) == user  # mcpServers was ours too
 
 
 def test_codex_hooks_go_into_its_hooks_file_beside_the_toml_config(cli: Cli, home: Path) -> None:
@@ -127,7 +132,7 @@ def test_codex_hooks_go_into_its_hooks_file_beside_the_toml_config(cli: Cli, hom
         ],
     }
     assert cli("uninstall", "codex", "--write").code == 0
-    assert json.loads((home / ".codex" / "hooks.json").read_text()) == {}
+    assert list(home.iterdir()) == []  # every file and folder install made is gone
 
 
 def test_remote_hooks_name_the_team_hub_and_token(cli: Cli, home: Path) -> None:

@@ -139,20 +139,6 @@ def test_a_malformed_config_is_refused_and_left_untouched(
     assert backups(config.parent) == []
 
 
-def test_an_opencode_jsonc_with_comments_is_refused_rather_than_stripped(
-    cli: Cli, home: Path
-) -> None:
-    config = home / ".config" / "opencode" / "opencode.jsonc"
-    config.parent.mkdir(parents=True)
-    text = '{\n  // my model\n  "model": "anthropic/claude",\n}\n'
-    config.write_text(text)
-    done = cli("install", "opencode", "--write")
-    assert done.code == 1
-    assert "holds comments" in done.err and "opencode.jsonc" in done.err
-    assert config.read_text() == text
-    assert not (config.parent / "opencode.json").exists()
-
-
 def test_uninstall_removes_only_our_entry(cli: Cli, home: Path) -> None:
     config = home / ".cursor" / "mcp.json"
     config.parent.mkdir()

@@ -56,7 +56,7 @@ def test_install_and_uninstall_write_through_a_linked_config_and_keep_the_link(
     (backup,) = backups(real.parent)
     assert backup.read_text() == user
     assert sorted(real.parent.iterdir()) == sorted([real, backup])  # no temporary file left
-    assert list(path.parent.iterdir()) == [path]
+    assert [item for item in path.parent.iterdir() if item.name != ".aletheia"] == [path]
     assert (
         f"Wrote ~/{DOCUMENTED_PATHS[tool]} through its link, into {real} "
         f"(the old file is kept as {backup})." in done.out

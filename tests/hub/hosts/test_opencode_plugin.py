@@ -66,7 +66,7 @@ def test_a_plugin_file_of_the_users_is_refused_and_left_alone(home: Path, cli: C
     assert plugin.read_text() == "export const Mine = async () => ({});\n"
 
 
-def test_the_plugin_adds_context_once_per_session_and_records_the_prompt(
+def test_the_plugin_adds_context_to_every_model_call_and_records_the_prompt(
     live_hub: LiveHub, tmp_path: Path
 ) -> None:
     home = tmp_path / "home"
@@ -93,7 +93,9 @@ def test_the_plugin_adds_context_once_per_session_and_records_the_prompt(
     assert ran.returncode == 0, ran.stderr
     systems: list[list[Any]] = json.loads(ran.stdout)
     first, second = systems
-    assert second == []  # once per session
+    # OpenCode builds the system prompt anew for each call (its title request comes first,
+    # with the same session id): every call of the session carries the context.
+    assert second == first
     (context,) = first
     assert f"# Memory for {project.name}\n" in context
     assert "(opencode) Fix the checkout total; the staging password: [REDACTED" in context

@@ -1,4 +1,5 @@
-"""aletheia maintain: spent MCP sessions pruned, the store optimized, the WAL folded in."""
+"""aletheia maintain: captured prompts beyond their limits and spent MCP sessions pruned, the
+store optimized, the WAL folded in."""
 
 import argparse
 from pathlib import Path
@@ -6,8 +7,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
+from aletheia_hub.capture import CaptureLimits
+from aletheia_hub.clock import now_ms
 from aletheia_hub.commands import maintain
 from aletheia_hub.store.db import Database
+from aletheia_hub.store.episodes import record_request
 from aletheia_hub.store.housekeeping import DAY_MS, STEPS, prune_sessions
 from aletheia_hub.store.migrate import upgrade_to_head
 
@@ -42,18 +46,35 @@ def test_sessions_ended_a_day_ago_or_opened_30_days_ago_are_pruned(store_url: st
 
 
 def test_maintain_runs_every_step_with_a_progress_bar(
-    store_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    store_url: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setenv("ALETHEIA_CAPTURE_MAX_AGE_DAYS", "2")
+    limits = CaptureLimits(30, 1_000, 5_000_000, 8192)
     db = Database(store_url)
     try:
         upgrade_to_head(db.engine)
         add_session(db, "old", 0, 1)
+        with db.write_session() as session:
+            for days_ago in (3, 1):  # the setting keeps 2 days
+                record_request(
+                    session=session,
+                    project="shop",
+                    tool="t",
+                    request=f"asked {days_ago} days ago",
+                    limits=limits,
+                    at_ms=now_ms() - days_ago * DAY_MS,
+                )
     finally:
         db.dispose()
     args = argparse.Namespace(hub_db=None, database_url=store_url)
     assert maintain.run(args) == 0
     out, err = capsys.readouterr()
-    assert "maintaining [" in err and f"{len(STEPS)}/{len(STEPS)}" in err
+    steps = len(STEPS) + 1  # and the capture step, made from the settings
+    assert "maintaining [" in err and f"{steps}/{steps}" in err
+    assert "prune captured prompts: 1 prompt(s) pruned" in out
     assert "prune MCP sessions: 1 session(s) pruned" in out
     assert "optimize the search index: optimized" in out
     assert "analyze: statistics refreshed" in out

@@ -262,6 +262,10 @@ ROWS: Final[dict[str, list[Row]]] = {
             "request": "same request",
             "created_at_ms": 7,
             "dismissed_at_ms": None,
+            "request_hash": "rh1",
+            "request_bytes": 12,
+            "repeat_count": 2,
+            "last_seen_at_ms": 8,
         }
         for i in (1, 2)
     ]
@@ -273,7 +277,24 @@ ROWS: Final[dict[str, list[Row]]] = {
             "request": "",
             "created_at_ms": 0,
             "dismissed_at_ms": 9,
-        }
+            "request_hash": None,
+            "request_bytes": 0,
+            "repeat_count": 1,
+            "last_seen_at_ms": 0,
+        },
+        # Sizes are bytes, not characters.
+        {
+            "id": 4,
+            "project": "shop",
+            "tool": "t",
+            "request": "ünïcödé 🚀",
+            "created_at_ms": 10,
+            "dismissed_at_ms": None,
+            "request_hash": None,
+            "request_bytes": 16,
+            "repeat_count": 1,
+            "last_seen_at_ms": 10,
+        },
     ],
     "dismissals": [
         {
@@ -441,6 +462,11 @@ ADDED_COLUMNS: Final[dict[tuple[str, str], Callable[[Row], Any]]] = {
     ("memories", "owner"): lambda _row: None,
     ("memories", "importance"): lambda _row: 3,
     ("memories", "concepts_json"): lambda _row: "[]",
+    # 0008: asked once, last when made, sized in UTF-8 bytes; no hash (no repeat matches them).
+    ("episodes", "request_hash"): lambda _row: None,
+    ("episodes", "request_bytes"): lambda row: len(row["request"].encode()),
+    ("episodes", "repeat_count"): lambda _row: 1,
+    ("episodes", "last_seen_at_ms"): lambda row: row["created_at_ms"],
 }
 
 

@@ -51,8 +51,9 @@ def test_context_lists_pinned_recent_by_day_requests_facts_and_rules(
     set_created(http, docs, "2026-10-30T08:05:00Z")
     execute(
         http,
-        "INSERT INTO episodes (project, tool, request, created_at_ms) "
-        "VALUES ('shop', 'claude-code', 'fix the flaky checkout test', :at)",
+        "INSERT INTO episodes (project, tool, request, created_at_ms, last_seen_at_ms, "
+        "request_bytes) VALUES ('shop', 'claude-code', 'fix the flaky checkout test', "
+        ":at, :at, 27)",
         at=ms("2026-10-30T09:15:00Z"),
     )
     lines, economics = context(mcp)

@@ -69,8 +69,9 @@ def test_a_dismissed_episode_leaves_the_recent_requests(
 ) -> None:
     execute(
         http,
-        "INSERT INTO episodes (project, tool, request, created_at_ms) "
-        "VALUES ('shop', 'claude-code', 'fix the flaky checkout test', :at)",
+        "INSERT INTO episodes (project, tool, request, created_at_ms, last_seen_at_ms, "
+        "request_bytes) VALUES ('shop', 'claude-code', 'fix the flaky checkout test', "
+        ":at, :at, 27)",
         at=ms("2026-10-30T09:15:00Z"),
     )
     assert "fix the flaky checkout test" in mcp.text("session_start_context")

@@ -4,6 +4,7 @@ themselves, on SQLite and PostgreSQL, and in what the tools answer. The secrets 
 import json
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from tests.helpers import McpHttpClient
@@ -146,3 +147,18 @@ def test_code_that_only_names_secrets_is_stored_as_written(
     )
     assert mcp.text("save_memory", {"text": code, "title": "Auth code"}) == "Saved as #1 in shop."
     assert scalar(http, "SELECT text FROM memories") == code
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'PASSWORD="correct\nhorse battery"',  # the title joins the lines and finds it again
+        "Deploy notes for the staging cluster, written down after the migration "
+        + "password=hunter22x",
+    ],
+)
+def test_one_secret_in_a_memory_saved_without_a_title_is_counted_once(
+    mcp: McpHttpClient, text: str
+) -> None:
+    saved = mcp.text("save_memory", {"text": text})
+    assert saved == "Saved as #1 in shop. Redacted 1 secret before saving."

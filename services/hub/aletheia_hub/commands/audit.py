@@ -5,7 +5,7 @@ import sys
 
 from aletheia_hub.clock import iso_ms, parse_moment
 from aletheia_hub.commands.store_access import add_store_options, open_store
-from aletheia_hub.store.audit import list_calls
+from aletheia_hub.store.audit import LOCAL, list_calls
 
 
 def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -13,7 +13,9 @@ def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         "audit", help="print the audit log of tool calls (never their arguments)"
     )
     audit.add_argument("--since", help="ISO date, date-time or epoch ms")
-    audit.add_argument("--token", help="only this token id")
+    audit.add_argument(
+        "--token", help=f"only this token id ({LOCAL}: the local user's calls, without a token)"
+    )
     audit.add_argument("--project", help="only this project")
     audit.add_argument("--limit", type=int, default=1000, help="at most this many rows (newest)")
     add_store_options(audit)
@@ -39,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
         db.dispose()
     for row in rows:
         print(
-            f"{iso_ms(row.at_ms)}  {row.token_id or '-'}  {row.tool}  {row.project or '-'}  "
+            f"{iso_ms(row.at_ms)}  {row.token_id or LOCAL}  {row.tool}  {row.project or '-'}  "
             f"{row.result}"
         )
     if not rows:

@@ -27,9 +27,13 @@ class Check:
     ok: bool
     detail: str
     info: bool = False  # neither good nor bad: something not set up, and how to set it up
+    todo: bool = False  # set up as far as we can; the user still has a step to take
 
 
-MARKS = {(True, False): "ok ", (False, False): "FIX", (True, True): "-- "}
+def mark(check: Check) -> str:
+    if check.todo:
+        return "TODO"
+    return {(True, False): "ok ", (False, False): "FIX", (True, True): "-- "}[check.ok, check.info]
 
 
 def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -50,13 +54,17 @@ def run(_args: argparse.Namespace) -> int:
         checks.append(_redis(settings.redis_url))
     checks += [_host_check(finding) for finding in host_findings(Path.home())]
     for item in checks:
-        print(f"{MARKS[item.ok, item.info]}  {item.name}: {item.detail}")
+        print(f"{mark(item):<4} {item.name}: {item.detail}")
     return 0 if all(item.ok for item in checks) else 1
 
 
 def _host_check(finding: Finding) -> Check:
     return Check(
-        finding.name, finding.status != "fix", finding.detail, info=finding.status == "info"
+        finding.name,
+        finding.status != "fix",
+        finding.detail,
+        info=finding.status == "info",
+        todo=finding.status == "todo",
     )
 
 

@@ -7,6 +7,7 @@ import sys
 
 from aletheia_hub.hosts import hooks
 from aletheia_hub.hosts.catalog import HOSTS
+from aletheia_hub.hosts.store_env import NAMES as CARRIED
 from aletheia_shared import env
 
 
@@ -16,7 +17,9 @@ def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         help="run a host's session hook (reads the hook's JSON on stdin)",
         description="Run by a host's hooks (see `aletheia install claude-code --hooks`). "
         "session-start prints the session-start context as the hook's additional context; "
-        "user-prompt records the prompt, redacted, as a session request. When no hub answers, "
+        "user-prompt records the prompt, redacted, as a session request (text inside "
+        "<private>…</private> is never sent; nothing is sent when ALETHEIA_CAPTURE_OFF_FOR "
+        "names the host or is *). When no hub answers, "
         "one is started as aletheia-mcp does; a hook that cannot finish within its budget "
         "exits 0 and says why on stderr, so it never blocks the host.",
     )
@@ -27,6 +30,15 @@ def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     parser.add_argument("--hub-url", help="a team hub's /mcp address (else $ALETHEIA_HUB_URL)")
     parser.add_argument("--token", help="the bearer token for that hub (else $ALETHEIA_TOKEN)")
     parser.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        type=_setting,
+        metavar="NAME=VALUE",
+        help="an ALETHEIA_* setting that names the user's hub or store (written by `aletheia "
+        "install` from its environment, since a host may start without the user's shell)",
+    )
+    parser.add_argument(
         "--budget",
         type=float,
         default=hooks.BUDGET_SECONDS,
@@ -34,22 +46,34 @@ def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     )
 
 
+def _setting(text: str) -> tuple[str, str]:
+    name, equals, value = text.partition("=")
+    if not equals or name not in CARRIED:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, NAME one of {', '.join(CARRIED)}")
+    return name, value
+
+
 def run(args: argparse.Namespace) -> int:
     host = HOSTS[args.tool]
     given = hooks.read_input(sys.stdin)
     environ = dict(os.environ)
+    environ.update(args.env)
     if args.hub_url:
         environ[env.HUB_URL] = args.hub_url
     if args.token:
         environ[env.TOKEN] = args.token
 
     def work() -> str | None:
+        prompt = None
+        if args.event == "user-prompt":
+            prompt = hooks.prompt_to_send(given.prompt, args.tool, environ)
+            if prompt is None:
+                return None  # nothing to send: no hub is reached, none is started
         hub = hooks.connect(environ, given.cwd, args.tool)
         try:
-            if args.event == "session-start":
+            if prompt is None:  # session-start, the one event left that sends no prompt
                 return json.dumps(hooks.session_start_output(hooks.session_context(hub), host))
-            if given.prompt and given.prompt.strip():
-                hooks.record_prompt(hub, given.prompt, args.tool)
+            hooks.record_prompt(hub, prompt, args.tool)
             return None
         finally:
             hub.close()

@@ -1,20 +1,26 @@
-"""aletheia install|uninstall <tool>: add our MCP entry (and hooks) to a host's user config, or
-take them out. Without --write, print the diff it would make."""
+"""aletheia install|uninstall <tool>|--all: add our MCP entry (and hooks) to hosts' user
+configs, or take them out. Without --write, print the diff it would make."""
 
 import argparse
+import os
 import shutil
 import sys
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import Any, TypeAlias
 
 from aletheia_hub import managed_block
 from aletheia_hub.commands.connect import proxy_command
-from aletheia_hub.hosts import hook_settings, install
+from aletheia_hub.hosts import codex_features, created, hook_settings, install, store_env
 from aletheia_hub.hosts.catalog import HOSTS, Host
 from aletheia_hub.hosts.config_files import ConfigFileError
-from aletheia_hub.hosts.entries import Remote
+from aletheia_hub.hosts.entries import Remote, entry_path
 from aletheia_hub.managed_block import Change
 
 WRITE_HINT = "Nothing was written; run again with --write to apply this."
+FLAG_SETTING = f"[features] {codex_features.FLAG}"
+FAILURES = (ConfigFileError, managed_block.WriteRefused, OSError)
 
 
 def add_parsers(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -23,16 +29,18 @@ def add_parsers(commands: "argparse._SubParsersAction[argparse.ArgumentParser]")
         "install",
         help="add Aletheia to a host's MCP config (prints the diff; --write writes it)",
         description="Add the aletheia server to the host's user config, merged with what is "
-        "there (other servers, settings and TOML comments kept), written atomically beside a "
-        "backup of the old file. Without --write, print the diff and write nothing. Running it "
-        "again changes nothing.",
+        "there (other servers, settings and comments kept), written atomically beside a "
+        "backup of the old file. The entry carries what this environment sets to reach its "
+        "hub and store (ALETHEIA_DATA_DIR, ALETHEIA_PORT, ...). Without --write, print the "
+        "diff and write nothing. Running it again changes nothing.",
     )
-    parser.add_argument("tool", choices=sorted(HOSTS), help="the host to connect")
+    _add_target(parser, "the host to connect")
     parser.add_argument("--write", action="store_true", help="write the change")
     parser.add_argument(
         "--hooks",
         action="store_true",
-        help=f"also add the session-start and prompt hooks (hosts: {hooked})",
+        help=f"also add the session-start and prompt hooks (hosts: {hooked}; skipped for "
+        "the others)",
     )
     parser.add_argument("--remote", metavar="URL", help="a team hub's /mcp address")
     parser.add_argument("--token", help="the bearer token for the team hub (with --remote)")
@@ -40,10 +48,16 @@ def add_parsers(commands: "argparse._SubParsersAction[argparse.ArgumentParser]")
         "uninstall",
         help="take Aletheia (and its hooks) out of a host's config",
         description="Remove the aletheia server entry and our hooks from the host's user "
-        "config; nothing else is touched. Without --write, print the diff.",
+        "config; nothing else is touched, and a file install created goes once nothing else "
+        "is in it. Without --write, print the diff.",
     )
-    uninstall.add_argument("tool", choices=sorted(HOSTS), help="the host to disconnect")
+    _add_target(uninstall, "the host to disconnect")
     uninstall.add_argument("--write", action="store_true", help="write the change")
+
+
+def _add_target(parser: argparse.ArgumentParser, help_text: str) -> None:
+    parser.add_argument("tool", nargs="?", choices=sorted(HOSTS), help=help_text)
+    parser.add_argument("--all", action="store_true", help="every host")
 
 
 def aletheia_command() -> str:
@@ -54,75 +68,182 @@ def aletheia_command() -> str:
     return shutil.which("aletheia") or "aletheia"
 
 
+def _chosen(args: argparse.Namespace, command: str) -> list[Host] | None:
+    if bool(args.tool) == bool(args.all):
+        print(f"aletheia {command}: name one host, or --all.", file=sys.stderr)
+        return None
+    return list(HOSTS.values()) if args.all else [HOSTS[args.tool]]
+
+
 def run_install(args: argparse.Namespace) -> int:
-    host = HOSTS[args.tool]
+    hosts = _chosen(args, "install")
+    if hosts is None:
+        return 2
     if bool(args.remote) != bool(args.token):
         print("aletheia install: --remote and --token go together.", file=sys.stderr)
         return 2
-    if args.hooks and host.hook_settings is None:
-        print(
-            f"aletheia install: {host.name} hooks are not offered (see the README's "
-            '"Connect your tools"); install without --hooks.',
-            file=sys.stderr,
-        )
-        return 2
     remote = Remote(args.remote, args.token) if args.remote else None
-    home = Path.home()
-    try:
-        entry = install.plan_install(host, home, proxy_command(), remote)
-        changes = [entry]
-        hook_file = host.hook_file(home)
-        if args.hooks and hook_file is not None:
-            # Gemini CLI keeps servers and hooks in one file: one change then holds both.
-            same = hook_file == host.config_file(home)
-            hooks = hook_settings.plan_hooks(
-                host, hook_file, aletheia_command(), entry if same else None, remote
-            )
-            changes = [hooks] if same else [entry, hooks]
-        return _finish(host, [c for c in changes if c is not None], home, args.write)
-    except (ConfigFileError, managed_block.WriteRefused, OSError) as error:
-        print(f"aletheia install: {error}", file=sys.stderr)
-        return 1
+    carried = store_env.carried(os.environ) if remote is None else store_env.Carried({})
+    run = _Run("install", Path.home(), args.write)
+    for host in hosts:
+        run.host(host, partial(_plan_install, run, host, remote, carried, args.hooks))
+    if carried.environment:
+        shown = {**carried.environment}
+        if store_env.has_password(shown.get("ALETHEIA_DATABASE_URL", "")):
+            shown["ALETHEIA_DATABASE_URL"] = store_env.masked(shown["ALETHEIA_DATABASE_URL"])
+        pairs = ", ".join(f"{name}={value}" for name, value in shown.items())
+        print(f"The entries carry {pairs} from this environment, to reach the same hub.")
+    for note in carried.notes:
+        print(note)
+    return run.finish()
 
 
 def run_uninstall(args: argparse.Namespace) -> int:
-    host = HOSTS[args.tool]
-    home = Path.home()
-    try:
-        entry = install.plan_uninstall(host, home)
-        changes = [entry]
-        hook_file = host.hook_file(home)
-        if hook_file is not None:
-            same = hook_file == host.config_file(home)
-            hooks = hook_settings.plan_remove_hooks(host, hook_file, entry if same else None)
-            changes = [hooks] if same else [entry, hooks]
-        return _finish(host, [c for c in changes if c is not None], home, args.write)
-    except (ConfigFileError, managed_block.WriteRefused, OSError) as error:
-        print(f"aletheia uninstall: {error}", file=sys.stderr)
-        return 1
+    hosts = _chosen(args, "uninstall")
+    if hosts is None:
+        return 2
+    run = _Run("uninstall", Path.home(), args.write)
+    for host in hosts:
+        run.host(host, partial(_plan_uninstall, run, host))
+    return run.finish()
 
 
-def _finish(host: Host, changes: list[Change], home: Path, write: bool) -> int:
-    if not changes:
-        print(f"{host.name}: nothing to change in {host.config_path}.")
-        return 0
-    if not write:
-        print(managed_block.diff(changes, home), end="")
-        print(WRITE_HINT)
-        return 0
-    for change in changes:
-        backup = install.write(change)
-        print(_wrote(change.path, backup, home))
-    print(f"Restart {host.name} to load the change.")
-    return 0
+Planner: TypeAlias = Callable[[], tuple[list[Change], list[str]]]
 
 
-def _wrote(path: Path, backup: Path | None, home: Path) -> str:
+class _Run:
+    """One install or uninstall over one or more hosts: plans, prints, writes, records."""
+
+    def __init__(self, command: str, home: Path, write: bool) -> None:
+        self.command = command
+        self.home = home
+        self.write = write
+        self.created = created.load(home)
+        self.failed = False
+        self.diffed = False
+        # Settings this host's change sets (with the value each had) or puts back.
+        self.settings: dict[str, Any] = {}
+        self.forget: list[str] = []
+
+    def host(self, host: Host, plan: Planner) -> None:
+        try:
+            changes, messages = plan()
+            self._finish_host(host, changes)
+        except FAILURES as error:
+            print(f"aletheia {self.command}: {error}", file=sys.stderr)
+            self.failed = True
+            return
+        finally:
+            self.settings.clear()
+            self.forget.clear()
+        for message in messages:
+            print(message)
+
+    def _finish_host(self, host: Host, changes: list[Change]) -> None:
+        if not changes:
+            print(f"{host.name}: nothing to change in {host.config_path}.")
+            return
+        if not self.write:
+            print(managed_block.diff(changes, self.home), end="")
+            self.diffed = True
+            return
+        for change in changes:
+            backup = install.write(change, self.created)
+            print(_wrote(change, backup, self.home))
+        for name, previous in self.settings.items():
+            self.created.settings.setdefault(name, previous)
+        for name in self.forget:
+            self.created.settings.pop(name, None)
+        print(f"Restart {host.name} to load the change.")
+
+    def finish(self) -> int:
+        if self.write:
+            try:
+                created.remove_empty_folders(self.created)
+                created.save(self.created)
+            except OSError as error:
+                print(f"aletheia {self.command}: {error}", file=sys.stderr)
+                self.failed = True
+        if self.diffed:
+            print(WRITE_HINT)
+        return 1 if self.failed else 0
+
+
+def _plan_install(
+    run: _Run,
+    host: Host,
+    remote: Remote | None,
+    carried: store_env.Carried,
+    hooks: bool,
+) -> tuple[list[Change], list[str]]:
+    home, messages = run.home, []
+    config = host.config_file(home)
+    if install.adds_container(host, home):
+        run.settings[_container_name(run, host, config)] = None
+    entry = install.plan_install(host, home, proxy_command(), remote, carried.environment)
+    planned = {config: entry}
+    hook_file = host.hook_file(home)
+    if hooks and hook_file is None:
+        messages.append(f"{host.name} offers no session hooks we can use; --hooks skipped.")
+    elif hooks and hook_file is not None:
+        # Gemini CLI keeps servers and hooks in one file: one change then holds both.
+        executable = aletheia_command()
+        base = planned.get(hook_file)
+        planned[hook_file] = hook_settings.plan_hooks(
+            host, hook_file, executable, base, remote, carried.environment
+        )
+        if host.key == "codex":
+            change, (changed, previous) = codex_features.plan_on(config, planned[config])
+            planned[config] = change
+            if changed:
+                run.settings[_flag_name(run, config)] = previous
+            messages.append(codex_features.TRUST_HINT)
+    return [change for change in planned.values() if change is not None], messages
+
+
+def _plan_uninstall(run: _Run, host: Host) -> tuple[list[Change], list[str]]:
+    home = run.home
+    config = host.config_file(home)
+    container = _container_name(run, host, config)
+    planned = {
+        config: install.plan_uninstall(host, home, container=container in run.created.settings)
+    }
+    run.forget.append(container)
+    hook_file = host.hook_file(home)
+    if hook_file is not None:
+        planned[hook_file] = hook_settings.plan_remove_hooks(
+            host, hook_file, planned.get(hook_file)
+        )
+    flag = _flag_name(run, config)
+    if host.key == "codex" and flag in run.created.settings:
+        previous = run.created.settings[flag]
+        planned[config] = codex_features.plan_back(config, planned[config], previous)
+        run.forget.append(flag)
+    changes = [
+        install.without_leftovers(change, run.created)
+        for change in planned.values()
+        if change is not None
+    ]
+    return changes, []
+
+
+def _container_name(run: _Run, host: Host, config: Path) -> str:
+    return f"{run.created.name(config)} {entry_path(host)[0]}"
+
+
+def _flag_name(run: _Run, config: Path) -> str:
+    return f"{run.created.name(config)} {FLAG_SETTING}"
+
+
+def _wrote(change: Change, backup: Path | None, home: Path) -> str:
     """`Wrote ~/<file>.`, naming the file a symbolic link led to and where the old one is."""
+    path = change.path
     written = managed_block.resolve_link(path)
     # resolve() only where no link is left: it names the folders as they really are.
-    into = _from_home(written.resolve(), home)
+    into = _from_home(written.resolve() if written.exists() else written, home)
     through = "" if written == path else f" through its link, into {into}"
+    if change.after is None:
+        return f"Removed {_from_home(path, home)}{through}: it held nothing but ours."
     if backup is None:
         return f"Wrote {_from_home(path, home)}{through}."
     kept = backup.name if written == path else _from_home(backup.resolve(), home)

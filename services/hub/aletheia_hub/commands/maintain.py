@@ -1,19 +1,23 @@
-"""aletheia maintain: prune spent MCP and console sessions, optimize search, VACUUM/ANALYZE,
-checkpoint."""
+"""aletheia maintain: prune captured prompts beyond their limits and spent MCP and console
+sessions, optimize search, VACUUM/ANALYZE, checkpoint."""
 
 import argparse
 
 from aletheia_hub.commands.progress import ProgressBar
 from aletheia_hub.commands.store_access import add_store_options, open_store
-from aletheia_hub.store.housekeeping import STEPS
+from aletheia_hub.settings import Settings
+from aletheia_hub.store.housekeeping import STEPS, capture_step
 
 
 def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     maintain = commands.add_parser(
         "maintain",
-        help="prune spent sessions, optimize search, vacuum, analyze, checkpoint the WAL",
+        help="prune old prompts and spent sessions, optimize search, vacuum, analyze, "
+        "checkpoint the WAL",
         description=(
-            "Keep the store small and fast: delete MCP sessions ended over a day ago or opened "
+            "Keep the store small and fast: delete captured prompts beyond the capture limits "
+            "(ALETHEIA_CAPTURE_MAX_AGE_DAYS and the others, as the hub reads them), "
+            "MCP sessions ended over a day ago or opened "
             "over 30 days ago and console sign-ins idle for two hours, merge the search index, "
             "VACUUM and ANALYZE, and fold SQLite's WAL into the store file. Safe while hubs "
             "run (writes wait for VACUUM), best at a quiet moment."
@@ -23,14 +27,15 @@ def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 
 def run(args: argparse.Namespace) -> int:
+    steps = (capture_step(Settings().capture_limits()), *STEPS)
     db = open_store(args)
-    bar = ProgressBar(len(STEPS), "maintaining")
+    bar = ProgressBar(len(steps), "maintaining")
     done: list[str] = []
     try:
-        for index, step in enumerate(STEPS):
+        for index, step in enumerate(steps):
             bar.update(index, final=False)
             done.append(f"{step.name}: {step.run(db)}")
-        bar.update(len(STEPS), final=True)
+        bar.update(len(steps), final=True)
     finally:
         db.dispose()
     print("\n".join(done))

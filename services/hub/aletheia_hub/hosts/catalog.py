@@ -30,6 +30,9 @@ class Host:
     hook_shape: Literal["nested", "flat", "plugin"] = "nested"
     # Other names the host also reads its config from, tried when config_path is absent.
     alternatives: tuple[str, ...] = ()
+    # The host reads its JSON files with comments (JSONC), so a commented file is merged with
+    # its comments kept; else comments make the file unreadable to the host and we refuse it.
+    comments: bool = False
 
     def config_file(self, home: Path) -> Path:
         """The config file to read and write: the documented one (a link there counts, even
@@ -79,6 +82,7 @@ HOSTS: Final = {
         hook_settings="~/.gemini/settings.json",
         hook_events=(("SessionStart", "session-start"), ("BeforeAgent", "user-prompt")),
         hook_timeout=30_000,  # milliseconds
+        comments=True,  # settings.json is read through strip-json-comments
     ),
     "windsurf": Host(
         "windsurf",
@@ -103,6 +107,7 @@ HOSTS: Final = {
         ),
         hook_shape="plugin",
         alternatives=("~/.config/opencode/opencode.jsonc",),
+        comments=True,  # OpenCode reads JSON and JSONC
     ),
     "codex": Host(
         "codex",

@@ -1,7 +1,10 @@
 """Hosts' config files as documents we can read, change at one key path, and write back:
-JSON (also with comments, as OpenCode's .jsonc allows, read only) and TOML (comments and
-order kept, through tomlkit). A file that does not parse is an error and is left untouched."""
+JSON (with comments where the host reads them: Gemini CLI, OpenCode) changed in its own text
+by `json_edit`, and TOML (comments and order kept, through tomlkit). Either way the user's
+bytes outside what we change stay as they were. A file that does not parse is an error and is
+left untouched."""
 
+import copy
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -10,6 +13,8 @@ from typing import Any, Protocol
 import tomlkit
 import tomlkit.exceptions
 from tomlkit.items import Table
+
+from aletheia_hub.hosts import json_edit
 
 
 class ConfigFileError(Exception):
@@ -23,19 +28,26 @@ class Document(Protocol):
     def dump(self) -> str: ...
 
 
-def load(path: Path, text: str | None) -> Document:
-    """The document in `text` (None or blank: an empty one) of the file at `path`."""
+def load(
+    path: Path, text: str | None, *, reader: str = "its host", comments: bool = False
+) -> Document:
+    """The document in `text` (None or blank: an empty one) of the file at `path`, which the
+    host named `reader` reads with comments (JSONC) or, without `comments`, as plain JSON."""
     if path.suffix == ".toml":
         return TomlDocument(path, text or "")
-    return JsonDocument(path, text or "")
+    return JsonDocument(path, text or "", reader=reader, comments=comments)
 
 
 class JsonDocument:
-    def __init__(self, path: Path, text: str) -> None:
+    def __init__(
+        self, path: Path, text: str, *, reader: str = "its host", comments: bool = False
+    ) -> None:
         self.path = path
+        self.text = text
         self.commented = False
         if not text.strip():
             self.data: dict[str, Any] = {}
+            self.original: dict[str, Any] = {}
             return
         try:
             data = json.loads(text)
@@ -47,12 +59,19 @@ class JsonDocument:
                     f"{path} is not valid JSON (line {error.lineno}, column {error.colno}: "
                     f"{error.msg}); it was left as it is. Fix it, then run this again."
                 ) from None
+            if not comments:
+                raise ConfigFileError(
+                    f"{path} holds comments (or trailing commas), which {reader} does not read: "
+                    "it takes plain JSON; it was left as it is. Take them out, then run this "
+                    "again."
+                ) from None
             self.commented = True
         if not isinstance(data, dict):
             raise ConfigFileError(
                 f"{path} holds a JSON {type(data).__name__}, not an object; it was left as it is."
             )
         self.data = data
+        self.original = copy.deepcopy(data)
 
     def get(self, keys: Sequence[str]) -> Any:
         node: Any = self.data
@@ -82,12 +101,30 @@ class JsonDocument:
         return True
 
     def dump(self) -> str:
-        if self.commented:
+        """The file's text with the changes made to `data`, everything else as it was."""
+        fresh = json.dumps(self.data, indent=2, ensure_ascii=False) + "\n"
+        if not self.text.strip():
+            return fresh
+        try:
+            edited: str | None = json_edit.edit(self.text, self.original, self.data)
+        except json_edit.Unparsable:
+            edited = None
+        if edited is not None and parse_jsonc(edited) == self.data:
+            return edited
+        if self.commented:  # never expected: the edit is checked, and comments must stay
             raise ConfigFileError(
-                f"{self.path} holds comments, which rewriting it would drop; it was left as it "
-                "is. Add the entry shown by `aletheia connect` by hand."
+                f"{self.path}: the change could not be made without dropping its comments; it "
+                "was left as it is."
             )
-        return json.dumps(self.data, indent=2, ensure_ascii=False) + "\n"
+        return fresh
+
+
+def parse_jsonc(text: str) -> Any:
+    """The value of JSON text with comments, or None when it does not parse."""
+    try:
+        return json.loads(strip_comments(text))
+    except json.JSONDecodeError:
+        return None
 
 
 def strip_comments(text: str) -> str:

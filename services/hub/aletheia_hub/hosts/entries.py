@@ -1,5 +1,6 @@
 """Our MCP server entry for each host: where it sits in the host's config and what it holds."""
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -38,12 +39,17 @@ def stdio_entry(host: Host, command: str, environment: dict[str, str]) -> dict[s
     return entry
 
 
-def proxy_environment(host: Host, remote: Remote | None = None) -> dict[str, str]:
-    """ALETHEIA_TOOL names the host; a remote hub adds its address and token."""
+def proxy_environment(
+    host: Host, remote: Remote | None = None, carried: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """ALETHEIA_TOOL names the host; a remote hub adds its address and token, else `carried`
+    (see store_env) names the user's hub and store."""
     environment = {env.TOOL: host.key}
     if remote is not None:
         environment[env.HUB_URL] = remote.url
         environment[env.TOKEN] = remote.token
+    elif carried:
+        environment.update(carried)
     return environment
 
 
@@ -66,11 +72,26 @@ def remote_entry(host: Host, remote: Remote, command: str) -> dict[str, Any]:
     return stdio_entry(host, command, proxy_environment(host, remote))
 
 
-def build_entry(host: Host, command: str, remote: Remote | None = None) -> dict[str, Any]:
+def build_entry(
+    host: Host,
+    command: str,
+    remote: Remote | None = None,
+    carried: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
     """The entry `aletheia install` writes for the host."""
     if remote is not None:
         return remote_entry(host, remote, command)
-    return stdio_entry(host, command, proxy_environment(host))
+    return stdio_entry(host, command, proxy_environment(host, carried=carried))
+
+
+def entry_environment(host: Host, entry: object) -> dict[str, str]:
+    """The environment a stdio entry gives aletheia-mcp (its string values)."""
+    if not isinstance(entry, dict):
+        return {}
+    found = entry.get("environment" if host.style == "opencode" else "env")
+    if not isinstance(found, dict):
+        return {}
+    return {str(key): value for key, value in found.items() if isinstance(value, str)}
 
 
 def entry_command(host: Host, entry: object) -> str | None:

@@ -8,6 +8,7 @@ Claude Code, Gemini CLI and Codex nest each hook in a group: `{"hooks": {"<Event
 executable followed by `hook session-start` or `hook user-prompt`.
 """
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +20,15 @@ from aletheia_hub.hosts.hook_commands import hook_command, is_ours
 from aletheia_hub.managed_block import Change
 
 
-def _load(path: Path, base: Change | None = None) -> tuple[str | None, config_files.JsonDocument]:
+def _load(
+    host: Host, path: Path, base: Change | None = None
+) -> tuple[str | None, config_files.JsonDocument]:
     """The file's text as it is, and the document to change: the file, or a planned change's
     outcome when one is given."""
-    if base is not None:
-        return base.before, config_files.JsonDocument(path, base.after or "")
-    before = managed_block.read_text(path)
-    return before, config_files.JsonDocument(path, before or "")
+    before = base.before if base is not None else managed_block.read_text(path)
+    text = base.after if base is not None else before
+    document = config_files.JsonDocument(path, text or "", reader=host.name, comments=host.comments)
+    return before, document
 
 
 def _event_lists(document: config_files.JsonDocument) -> dict[str, Any]:
@@ -43,19 +46,21 @@ def plan_hooks(
     executable: str,
     base: Change | None = None,
     remote: Remote | None = None,
+    carried: Mapping[str, str] | None = None,
 ) -> Change | None:
     """The change that adds our two hooks (None: both are there as wanted). `base` is a change
-    already planned to the same file, which this one then builds on."""
+    already planned to the same file, which this one then builds on; `carried` is what the
+    commands pass on to reach the user's hub (see store_env)."""
     if host.hook_shape == "plugin":
-        return opencode_plugin.plan(host, path, executable, remote)
-    before, document = _load(path, base)
+        return opencode_plugin.plan(host, path, executable, remote, carried)
+    before, document = _load(host, path, base)
     flat = host.hook_shape == "flat"
     if flat and "version" not in document.data:
         document.data["version"] = 1  # Cursor reads a hooks file of version 1
     hooks = _event_lists(document)
     changed = base is not None
     for event, subcommand in host.hook_events:
-        command = hook_command(executable, subcommand, host, remote)
+        command = hook_command(executable, subcommand, host, remote, carried)
         wanted: dict[str, Any] = (
             {"command": command} if flat else {"type": "command", "command": command}
         )
@@ -78,7 +83,7 @@ def plan_remove_hooks(host: Host, path: Path, base: Change | None = None) -> Cha
     """The change that takes our hooks (and only ours) out of the settings."""
     if host.hook_shape == "plugin":
         return opencode_plugin.plan_removal(path)
-    before, document = _load(path, base)
+    before, document = _load(host, path, base)
     if before is None:
         return base
     hooks = document.data.get("hooks")
@@ -107,7 +112,7 @@ def installed(host: Host, path: Path) -> dict[str, list[str]]:
     """Our hook commands found in the settings, by event."""
     if host.hook_shape == "plugin":
         return opencode_plugin.installed(host, path)
-    _, document = _load(path)
+    _, document = _load(host, path)
     hooks = document.data.get("hooks")
     found: dict[str, list[str]] = {}
     if not isinstance(hooks, dict):

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, TextIO
 
+from aletheia_hub.capture import CAPTURE_OFF_FOR_ENV, capture_is_off, parse_hosts, strip_private
 from aletheia_hub.hosts.catalog import Host
 from aletheia_proxy.config import ConfigError, load_config
 from aletheia_proxy.local_hub import LocalHub
@@ -154,8 +155,22 @@ def session_context(hub: HubClient) -> str:
     return str(text)
 
 
+def prompt_to_send(prompt: str | None, tool: str, environ: Mapping[str, str]) -> str | None:
+    """The prompt as it may leave this machine, <private> text taken out; None when nothing
+    is left or this environment switches capture off for `tool` (ALETHEIA_CAPTURE_OFF_FOR)."""
+    try:
+        off_for = parse_hosts(environ.get(CAPTURE_OFF_FOR_ENV, ""))
+    except ValueError as error:
+        raise HookFailed(f"{CAPTURE_OFF_FOR_ENV} names no hosts ({error}): nothing sent") from None
+    if prompt is None or capture_is_off(off_for, tool):
+        return None
+    kept = strip_private(prompt)
+    return kept if kept.strip() else None
+
+
 def record_prompt(hub: HubClient, prompt: str, tool: str) -> None:
-    """Store the prompt as a session request of the client's project (the hub redacts it)."""
+    """Store the prompt as a session request of the client's project (the hub redacts it;
+    200 is a repeat counted, or nothing kept by the hub's own capture settings)."""
     url = health_url(hub.hub_url).removesuffix("/healthz") + "/api/requests"
     body = {"request": prompt, "project": hub.config.project, "tool": tool}
     try:
@@ -164,7 +179,7 @@ def record_prompt(hub: HubClient, prompt: str, tool: str) -> None:
         raise HookFailed(f"the hub at {url} cannot be reached ({error})") from None
     except HubUntrusted as error:
         raise HookFailed(str(error)) from None
-    if response.status_code != 201:
+    if response.status_code not in (200, 201):
         raise HookFailed(f"the hub refused the request: HTTP {response.status_code}")
 
 

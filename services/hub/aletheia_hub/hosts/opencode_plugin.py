@@ -1,13 +1,14 @@
 """OpenCode's session hooks: a plugin file of ours in ~/.config/opencode/plugins/.
 
 OpenCode takes hooks only as JavaScript plugins. Ours runs the same two `aletheia hook`
-commands the other hosts run, feeding them Claude Code's hook JSON: once per session, before
-the first model call, `experimental.chat.system.transform` adds session_start_context to the
+commands the other hosts run, feeding them Claude Code's hook JSON: on every model call
+(asked for once per session), `experimental.chat.system.transform` adds session_start_context to the
 system prompt; `chat.message` records each user prompt. The whole file is ours, marked on its
 first line: an existing file without the mark is the user's and is never touched.
 """
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
@@ -30,7 +31,10 @@ import {{ execFile }} from "node:child_process";
 
 const SESSION_START = {session_start};
 const USER_PROMPT = {user_prompt};
-const started = new Set();
+// The context of each session, asked for once: OpenCode builds the system prompt anew for
+// every model call (its title request first, with the same session id), so every call of the
+// session gets it.
+const contexts = new Map();
 
 // Run one hook command with its JSON on stdin; its stdout, or "" when it failed.
 function run(argv, payload) {{
@@ -54,10 +58,11 @@ function additionalContext(stdout) {{
 export const AletheiaMemory = async ({{ directory }}) => ({{
   "{system_transform}": async (input, output) => {{
     const sessionID = input?.sessionID ?? "";
-    if (started.has(sessionID)) return;
-    started.add(sessionID);
-    const payload = {{ hook_event_name: "SessionStart", session_id: sessionID, cwd: directory }};
-    const context = additionalContext(await run(SESSION_START, payload));
+    if (!contexts.has(sessionID)) {{
+      const payload = {{ hook_event_name: "SessionStart", session_id: sessionID, cwd: directory }};
+      contexts.set(sessionID, run(SESSION_START, payload).then(additionalContext));
+    }}
+    const context = await contexts.get(sessionID);
     if (context && Array.isArray(output?.system)) output.system.push(context);
   }},
   "{chat_message}": async (input, output) => {{
@@ -80,10 +85,15 @@ export const AletheiaMemory = async ({{ directory }}) => ({{
 """
 
 
-def render(host: Host, executable: str, remote: Remote | None = None) -> str:
+def render(
+    host: Host,
+    executable: str,
+    remote: Remote | None = None,
+    carried: Mapping[str, str] | None = None,
+) -> str:
     """The plugin file that runs our two hook commands."""
     commands = {
-        subcommand: hook_commands.hook_words(executable, subcommand, host, remote)
+        subcommand: hook_commands.hook_words(executable, subcommand, host, remote, carried)
         for subcommand in hook_commands.SUBCOMMANDS
     }
     return _TEMPLATE.format(
@@ -95,7 +105,13 @@ def render(host: Host, executable: str, remote: Remote | None = None) -> str:
     )
 
 
-def plan(host: Host, path: Path, executable: str, remote: Remote | None = None) -> Change | None:
+def plan(
+    host: Host,
+    path: Path,
+    executable: str,
+    remote: Remote | None = None,
+    carried: Mapping[str, str] | None = None,
+) -> Change | None:
     """The change that writes our plugin (None: it is there as wanted)."""
     before = managed_block.read_text(path)
     if before is not None and not is_ours(before):
@@ -103,7 +119,7 @@ def plan(host: Host, path: Path, executable: str, remote: Remote | None = None) 
             f"{path} exists and is not Aletheia's plugin; it was left as it is. Move it away "
             "to let `--hooks` write ours."
         )
-    wanted = render(host, executable, remote)
+    wanted = render(host, executable, remote, carried)
     return None if before == wanted else Change(path, before, wanted)
 
 

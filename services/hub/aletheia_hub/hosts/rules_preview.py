@@ -1,5 +1,5 @@
 """The web console's "write to tools": per host, the diff `aletheia rules write` would make in
-the hub's own project root, and the same write applied."""
+a project folder the user chose, and the same write applied."""
 
 from collections.abc import Sequence
 from pathlib import Path
@@ -13,11 +13,12 @@ from aletheia_shared.project import project_key
 
 
 class HostRuleFiles:
-    """The instruction files of every host under the project root of a working folder."""
+    """The instruction files of every host under the project root of a working folder, for
+    the rules of `project` (None: the root's own project, as `aletheia rules write`)."""
 
-    def __init__(self, cwd: Path) -> None:
+    def __init__(self, cwd: Path, project: str | None = None) -> None:
         self._root = folder_context.find_root(cwd)
-        self._project = project_key(self._root)
+        self._project = project or project_key(self._root)
 
     @property
     def root(self) -> Path:

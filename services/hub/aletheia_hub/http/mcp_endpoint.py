@@ -19,6 +19,8 @@ from starlette.concurrency import run_in_threadpool
 from aletheia_hub import metrics
 from aletheia_hub.auth import Principal
 from aletheia_hub.http.auth import PrincipalDep, authenticate
+from aletheia_hub.http.console import known_folders
+from aletheia_hub.http.console.known_folders import KnownFolders
 from aletheia_hub.http.deps import RateLimiterDep, SettingsDep
 from aletheia_hub.mcp.batch import Body, Limits, answer, encode_json, read_body
 from aletheia_hub.mcp.call_state import CallState
@@ -136,6 +138,7 @@ def _answer_post(
         caller_folder=_caller_folder(request, settings),
         era="stateless" if stateless else "handshake",
     )
+    _note_folder(request, state)
     limits = _admit(payload, body, state, settings, dispatcher, limiter)
     if isinstance(limits, Response):
         return limits
@@ -199,6 +202,13 @@ def _caller_folder(request: Request, settings: Settings) -> str | None:
     if folder is None or "\ufffd" in folder:
         return None
     return folder if folder.startswith("/") and "\x00" not in folder else None
+
+
+def _note_folder(request: Request, state: CallState) -> None:
+    """Tell the console which folder of which project a tool called from."""
+    folders: KnownFolders | None = getattr(request.app.state, known_folders.STATE, None)
+    if folders is not None and state.caller_folder and state.caller_project:
+        folders.note(state.caller_project, state.caller_folder)
 
 
 def _read_payload(raw: bytes | None, settings: Settings) -> Any:

@@ -1,13 +1,16 @@
-"""POST /api/requests: hosts' prompt hooks record what the user asked, for the next session."""
+"""POST /api/requests: hosts' prompt hooks record what the user asked, for the next session.
+201 when a new request was stored; 200 when it repeated one (counted, not stored again) or
+when nothing was kept (capture is off for the host, or all of it was <private>)."""
 
 from typing import Annotated
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter, HTTPException, Response
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from aletheia_hub import auth
 from aletheia_hub.auth import Principal
+from aletheia_hub.capture import capture_is_off
 from aletheia_hub.http.auth import PrincipalDep
 from aletheia_hub.http.deps import DatabaseDep, RateLimiterDep, SettingsDep
 from aletheia_hub.http.rest_budget import spend_one
@@ -29,9 +32,12 @@ class RequestCreate(BaseModel):
     tool: Name = "mcp"
 
 
-class RequestCreated(BaseModel):
-    id: int
+class RequestRecorded(BaseModel):
+    id: int | None  # None: nothing was kept
     project: str
+    captured: bool
+    times: int  # how often this request was asked in the project; 0 when not kept
+    note: str | None = None  # why nothing was kept
 
 
 @router.post("/requests", status_code=201)
@@ -41,8 +47,12 @@ async def create_request(
     db: DatabaseDep,
     limiter: RateLimiterDep,
     settings: SettingsDep,
-) -> RequestCreated:
-    return await run_in_threadpool(_create, body, principal, db, limiter, settings)
+    response: Response,
+) -> RequestRecorded:
+    recorded = await run_in_threadpool(_create, body, principal, db, limiter, settings)
+    # 201 only for a new row: a repeat (times > 1) or nothing kept (0) created nothing.
+    response.status_code = 201 if recorded.times == 1 else 200
+    return recorded
 
 
 def _create(
@@ -51,15 +61,27 @@ def _create(
     db: Database,
     limiter: TokenRateLimiter | None,
     settings: Settings,
-) -> RequestCreated:
+) -> RequestRecorded:
     spend_one(limiter, principal, settings)
     try:
         auth.check_tool_access(principal, "record_request", "write")
         project = auth.resolve_project(principal, body.project, DEFAULT_PROJECT)
     except auth.AccessDenied as error:
         raise HTTPException(status_code=403, detail=error.message) from None
+    if capture_is_off(settings.capture_off_for, body.tool):
+        return _not_kept(project, f"Capture is off for {body.tool} (ALETHEIA_CAPTURE_OFF_FOR).")
     with db.write_session() as session:
-        episode_id = record_request(
-            session=session, project=project, tool=body.tool, request=body.request
+        recorded = record_request(
+            session=session,
+            project=project,
+            tool=body.tool,
+            request=body.request,
+            limits=settings.capture_limits(),
         )
-    return RequestCreated(id=episode_id, project=project)
+    if recorded is None:
+        return _not_kept(project, "Nothing to keep outside <private> tags.")
+    return RequestRecorded(id=recorded.id, project=project, captured=True, times=recorded.times)
+
+
+def _not_kept(project: str, note: str) -> RequestRecorded:
+    return RequestRecorded(id=None, project=project, captured=False, times=0, note=note)

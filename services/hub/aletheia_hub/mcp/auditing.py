@@ -1,5 +1,6 @@
 """Audit rows for tools/call: the tool, its canonical operation, the project and the outcome;
-never the arguments."""
+never the arguments. Every call leaves one, a token's or the local user's (token_id NULL,
+shown as "local")."""
 
 from collections.abc import Iterable
 from typing import Any
@@ -22,9 +23,7 @@ def audit_call(
     arguments: Any,
     outcome: Outcome,
 ) -> None:
-    """One audit row for a tools/call by a token; calls without a token leave none."""
-    if state.principal.token_id is None:
-        return
+    """One audit row for a tools/call, in a write session of its own."""
     with db.write_session() as session:
         audit_in(session, tool_set, state, tool_name, arguments, outcome)
 
@@ -36,12 +35,8 @@ def audit_in(
     tool_name: Any,
     arguments: Any,
     outcome: Outcome,
-) -> bool:
-    """audit_call in a write session of the caller's, committed with its work; False (and no
-    row) for a call without a token."""
-    token_id = state.principal.token_id
-    if token_id is None:
-        return False
+) -> None:
+    """audit_call in a write session of the caller's, committed with its work."""
     requested = arguments.get("project") if isinstance(arguments, dict) else None
     project = _printable(requested, 200) if isinstance(requested, str) else ""
     if not project:
@@ -51,13 +46,12 @@ def audit_in(
     operation = _printable(redact(tool_set.operation(tool_name)).text, 100) if tool else ""
     record_call(
         session=session,
-        token_id=token_id,
+        token_id=state.principal.token_id,
         tool=tool or "?",
         operation=operation or "?",
         project=project or None,
         result=outcome,
     )
-    return True
 
 
 def audit_refused(

@@ -118,7 +118,7 @@ class Dispatcher:
         HTTP, the routing headers the edge passes."""
         started = time.perf_counter()
         reply = self._reply(call, state, routing)
-        self._record(call, reply, time.perf_counter() - started)
+        self._record(call, state, reply, time.perf_counter() - started)
         return reply
 
     def _reply(self, call: Call, state: CallState, routing: RoutingHeaders | None) -> Response:
@@ -146,7 +146,7 @@ class Dispatcher:
                 "has the details.",
             )
 
-    def _record(self, call: Call, reply: Response, seconds: float) -> None:
+    def _record(self, call: Call, state: CallState, reply: Response, seconds: float) -> None:
         # Only known names become labels: a caller must not grow the metrics without end.
         known = call.method in self.methods or call.method in self.stateless_methods
         method = call.method if known else "unknown"
@@ -154,6 +154,7 @@ class Dispatcher:
         if method == "tools/call":
             name = call.params.get("name")
             tool = name if isinstance(name, str) and self.registry.find(name) else "unknown"
+            self.metrics.count_tool_call(host=state.tool, tool=tool)
         self.metrics.observe_request(seconds, method=method, tool=tool)
         kind = metrics.error_kind(reply)
         if kind is not None:

@@ -32,7 +32,7 @@ def call_tool(
 ) -> CallToolResult:
     """Run one tools/call request and return its result (isError on tool failure).
 
-    Every call by a token leaves one audit row, however it ends: a write that succeeds
+    Every call leaves one audit row, however it ends: a write that succeeds
     commits its row with its work, any other call writes it afterwards.
     """
     outcome: Outcome = "error"
@@ -115,9 +115,9 @@ def _run(
             caller_folder=state.caller_folder,
         )
         text = tool.handler(args, context)
-        audited = tool.access == "write" and auditing.audit_in(
-            session, tool_set, state, params.name, params.arguments, "ok"
-        )
+        audited = tool.access == "write"
+        if audited:
+            auditing.audit_in(session, tool_set, state, params.name, params.arguments, "ok")
     if semantic is not None and tool.access == "write":
         semantic.notify_saved()  # committed: the worker can embed what was written
     return text, audited

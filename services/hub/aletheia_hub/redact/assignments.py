@@ -120,7 +120,17 @@ def _identifier_end(match: re.Match[str]) -> int:
 
 
 def _not_a_digest(match: re.Match[str]) -> bool:
-    return not names_a_digest(match.string, _identifier_end(match))
+    return not names_a_digest(match.string, _identifier_end(match)) and _a_yaml_key(match)
+
+
+def _a_yaml_key(match: re.Match[str]) -> bool:
+    """A plain value on the lines under `key:` counts only where the key opens its line, as
+    in YAML: `if password != confirm_password:` ends a line of code, not a key."""
+    groups = match.re.groupindex
+    if "indicator" not in groups or match.group("block") is None or match.group("indicator"):
+        return True
+    line_start = match.string.rfind("\n", 0, match.start()) + 1
+    return match.string[line_start : match.start()].strip(" \t-\"'") == ""
 
 
 def is_placeholder(value: str) -> bool:
@@ -159,8 +169,11 @@ def _valued(
     if block:
         heads.insert(
             0,
-            r"(?P<block>[|>](?:[-+][1-9]?|[1-9][-+]?)?[ \t]*(?:#[^\r\n]*)?\r?\n"
-            r"(?P<indent>[ \t]+))(?!\[REDACTED)(?=\S)",
+            # `key: |` (or `>`) and its indented lines; or `key:` alone with a plain value on
+            # the lines indented under it, unless they hold a mapping or a list instead.
+            r"(?P<block>(?P<indicator>[|>](?:[-+][1-9]?|[1-9][-+]?)?)?[ \t]*(?:#[^\r\n]*)?"
+            r"\r?\n(?P<indent>[ \t]+))(?!\[REDACTED)"
+            r"(?(indicator)|(?![-#]|[^\s:]+:(?:[ \t]|\r?\n|$)))(?=\S)",
         )
     # Backslash escapes are honoured unless that leaves the quote open (`"ends with \"`).
     quoted = (

@@ -1,12 +1,12 @@
 """What the web console reads and changes that no tool does: newest memories, one memory with
-its trail (dismissed ones too), pins, counts, fact subjects, every work-state list, rule
-versions and the audit log filtered every way. Project limits are arguments, as for tools."""
+its trail (dismissed ones too), pins, counts, fact subjects, every work-state list and rule
+versions. Project limits are arguments, as for tools."""
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import and_, case, func, select, update
+from sqlalchemy import ColumnElement, and_, case, func, select, update
 from sqlmodel import Session
 
 from aletheia_hub.store import rules as rules_store
@@ -17,7 +17,6 @@ from aletheia_hub.store.search.filters import date_order, hit_columns, memory_fi
 from aletheia_hub.store.search.model import MemoryHit, SearchQuery
 from aletheia_hub.store.tables import (
     API_TOKENS,
-    AUDIT_LOG,
     DISMISSALS,
     FACTS,
     MEMORIES,
@@ -37,6 +36,12 @@ def newest_memories(*, session: Session, query: SearchQuery) -> list[MemoryHit]:
         .offset(query.offset)
     ).all()
     return [MemoryHit(*row) for row in rows]
+
+
+def memory_total(*, session: Session, query: SearchQuery) -> int:
+    """How many visible memories the query reaches: the length of newest_memories' list."""
+    count = select(func.count()).select_from(MEMORIES).where(memory_filters(MEMORIES, query))
+    return int(session.execute(count).scalar_one())
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,20 +169,31 @@ class SubjectCount:
 
 
 def fact_subjects(
-    *, session: Session, projects: Sequence[str] | None, limit: int = 200
+    *, session: Session, projects: Sequence[str] | None, limit: int = 200, offset: int = 0
 ) -> list[SubjectCount]:
     """Subjects of the visible facts, with how many are current and how many replaced."""
     current = func.sum(case((FACTS.c.valid_to_ms.is_(None), 1), else_=0))
-    query = select(FACTS.c.subject, current, func.count()).where(FACTS.c.dismissed_at_ms.is_(None))
-    if projects is not None:
-        query = query.where(FACTS.c.project.in_(list(projects)))
+    query = select(FACTS.c.subject, current, func.count()).where(_visible_facts(projects))
     rows = session.execute(
-        query.group_by(FACTS.c.subject).order_by(FACTS.c.subject).limit(limit)
+        query.group_by(FACTS.c.subject).order_by(FACTS.c.subject).limit(limit).offset(offset)
     ).all()
     return [
         SubjectCount(subject, int(live or 0), int(total) - int(live or 0))
         for subject, live, total in rows
     ]
+
+
+def subject_total(*, session: Session, projects: Sequence[str] | None) -> int:
+    """How many subjects fact_subjects lists, on every page."""
+    count = select(func.count(func.distinct(FACTS.c.subject))).where(_visible_facts(projects))
+    return int(session.execute(count).scalar_one())
+
+
+def _visible_facts(projects: Sequence[str] | None) -> ColumnElement[bool]:
+    conditions: list[Any] = [FACTS.c.dismissed_at_ms.is_(None)]
+    if projects is not None:
+        conditions.append(FACTS.c.project.in_(list(projects)))
+    return and_(*conditions)
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,58 +266,6 @@ def reword_rule(
     if added.id != rule_id:
         disable_rule(session=session, rule_id=rule_id)
     return added
-
-
-@dataclass(frozen=True, slots=True)
-class AuditFilter:
-    projects: Sequence[str] | None  # what the viewer may see (None: all, rows without one too)
-    token_id: str | None = None
-    project: str | None = None
-    tool: str | None = None
-    result: str | None = None
-    since_ms: int | None = None
-    until_ms: int | None = None
-    limit: int = 200
-
-
-@dataclass(frozen=True, slots=True)
-class AuditRowView:
-    at_ms: int
-    token_id: str | None
-    tool: str
-    operation: str
-    project: str | None
-    result: str
-
-
-def audit_rows(*, session: Session, where: AuditFilter) -> list[AuditRowView]:
-    """Audit rows, newest first, within the viewer's projects and the filter."""
-    query = select(
-        AUDIT_LOG.c.at_ms,
-        AUDIT_LOG.c.token_id,
-        AUDIT_LOG.c.tool,
-        AUDIT_LOG.c.operation,
-        AUDIT_LOG.c.project,
-        AUDIT_LOG.c.result,
-    )
-    if where.projects is not None:
-        query = query.where(AUDIT_LOG.c.project.in_(list(where.projects)))
-    for column, value in (
-        (AUDIT_LOG.c.token_id, where.token_id),
-        (AUDIT_LOG.c.project, where.project),
-        (AUDIT_LOG.c.tool, where.tool),
-        (AUDIT_LOG.c.result, where.result),
-    ):
-        if value:
-            query = query.where(column == value)
-    if where.since_ms is not None:
-        query = query.where(AUDIT_LOG.c.at_ms >= where.since_ms)
-    if where.until_ms is not None:
-        query = query.where(AUDIT_LOG.c.at_ms < where.until_ms)
-    rows = session.execute(
-        query.order_by(AUDIT_LOG.c.at_ms.desc(), AUDIT_LOG.c.id.desc()).limit(where.limit)
-    )
-    return [AuditRowView(*row) for row in rows.all()]
 
 
 def last_write_ms(*, session: Session, query: SearchQuery) -> int | None:

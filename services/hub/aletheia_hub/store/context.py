@@ -23,7 +23,7 @@ class RequestRecord:
     id: int
     tool: str
     request: str
-    created_at_ms: int
+    created_at_ms: int  # when last asked: a repeated request is one row, moved to the top
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,9 +55,9 @@ def gather_context(
         visible.where(MEMORIES.c.pinned.is_(False)).order_by(*newest).limit(limit)
     ).all()
     requests = session.execute(
-        select(EPISODES.c.id, EPISODES.c.tool, EPISODES.c.request, EPISODES.c.created_at_ms)
+        select(EPISODES.c.id, EPISODES.c.tool, EPISODES.c.request, EPISODES.c.last_seen_at_ms)
         .where(EPISODES.c.project == project, EPISODES.c.dismissed_at_ms.is_(None))
-        .order_by(EPISODES.c.created_at_ms.desc(), EPISODES.c.id.desc())
+        .order_by(EPISODES.c.last_seen_at_ms.desc(), EPISODES.c.id.desc())
         .limit(MAX_REQUESTS)
     ).all()
     rules = list_rules(session=session, projects=[project])

@@ -1,5 +1,5 @@
-"""Keeping a store small and fast: prune spent MCP sessions, optimize the search index,
-VACUUM/ANALYZE, checkpoint SQLite's WAL.
+"""Keeping a store small and fast: prune spent MCP sessions and captured prompts beyond their
+limits, optimize the search index, VACUUM/ANALYZE, checkpoint SQLite's WAL.
 
 Session expiry: a session is kept in the store so any replica can serve it. One that was ended
 (DELETE /mcp) is pruned a day later; one never ended is pruned 30 days after it was opened (the
@@ -16,9 +16,11 @@ from typing import Final
 from sqlalchemy import and_, delete, or_, text
 from sqlalchemy.engine import make_url
 
+from aletheia_hub.capture import CaptureLimits
 from aletheia_hub.clock import now_ms
 from aletheia_hub.store.browser_sessions import prune_browser_sessions
 from aletheia_hub.store.db import SQLITE_BUSY_TIMEOUT_MS, Database
+from aletheia_hub.store.episodes import prune_requests
 from aletheia_hub.store.tables import MCP_SESSIONS
 
 DAY_MS: Final = 24 * 3600 * 1000
@@ -57,6 +59,23 @@ def prune_console_sessions(db: Database, at_ms: int | None = None) -> int:
     """Delete the web console's browser sessions idle too long to sign anyone in; how many."""
     with db.write_session() as session:
         return prune_browser_sessions(session=session, at_ms=at_ms)
+
+
+def prune_capture(db: Database, limits: CaptureLimits, at_ms: int | None = None) -> int:
+    """Delete captured prompts beyond the limits in every project (the age limit matters
+    most here: inserts prune only their own project); how many."""
+    with db.write_session() as session:
+        return prune_requests(
+            session=session, limits=limits, at_ms=now_ms() if at_ms is None else at_ms
+        )
+
+
+def capture_step(limits: CaptureLimits) -> Step:
+    """The step that keeps capture within `limits` (the hub's settings)."""
+    return Step(
+        "prune captured prompts",
+        lambda db: f"{prune_capture(db, limits)} prompt(s) pruned",
+    )
 
 
 def optimize_search(db: Database) -> str:

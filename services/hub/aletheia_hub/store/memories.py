@@ -94,14 +94,18 @@ def save_memory(
     hashed or stored. A user-scope memory belongs to `owner` (None on the local server).
     """
     clean_text = redact(text)
-    # A default title comes from the already-redacted text, so its secrets count once.
+    # A default title comes from the already-redacted text: it is redacted again (joining the
+    # text's lines, or cutting it, can show a secret anew), but whatever it finds is one of the
+    # text's secrets, so the two count as many as the larger finds, never as their sum.
     clean_title = redact(title) if title else redact(default_title(clean_text.text))
     clean_files = [redact(path) for path in files]
     clean_concepts = [redact(concept) for concept in concepts]
     clean_facts = [_redacted_fact(fact) for fact in facts]
+    in_text_and_title = (
+        clean_text.count + clean_title.count if title else max(clean_text.count, clean_title.count)
+    )
     redacted = (
-        clean_text.count
-        + clean_title.count
+        in_text_and_title
         + sum(path.count for path in clean_files)
         + sum(concept.count for concept in clean_concepts)
         + sum(count for _, count in clean_facts)

@@ -126,15 +126,25 @@ class Rule(SQLModel, table=True):
 
 
 class Episode(SQLModel, table=True):
-    """A request a user made in a host session, shown in session-start context."""
+    """A request a user made in a host session, shown in session-start context. The same
+    request asked again in the project is one row: `repeat_count` and `last_seen_at_ms` move."""
 
     __tablename__ = "episodes"
+    __table_args__ = (
+        Index("ix_episodes_project_last_seen", "project", "last_seen_at_ms"),
+        Index("ix_episodes_project_hash", "project", "request_hash"),
+    )
     id: int | None = Field(default=None, sa_column=Column(Integer, primary_key=True))
-    project: str = Field(max_length=200, index=True)
+    project: str = Field(max_length=200)
     tool: str = Field(default="mcp", max_length=100)
     request: str = Field(sa_column=Column(Text, nullable=False))
     created_at_ms: int = Field(sa_column=Column(BigInteger, nullable=False))
     dismissed_at_ms: int | None = Field(default=None, sa_column=Column(BigInteger))
+    # sha256 of the request with whitespace runs as one space; NULL in rows from before 0008.
+    request_hash: str | None = Field(default=None, max_length=64)
+    request_bytes: int = Field(sa_column=Column(Integer, nullable=False))
+    repeat_count: int = Field(default=1, sa_column=Column(Integer, nullable=False))
+    last_seen_at_ms: int = Field(sa_column=Column(BigInteger, nullable=False))
 
 
 class Dismissal(SQLModel, table=True):

@@ -59,12 +59,6 @@ def check_admin(viewer: Viewer) -> None:
         raise Refused(403, "This page needs an admin token.")
 
 
-async def refused_handler(request: Request, error: Exception) -> Response:
-    message = error.message if isinstance(error, Refused) else "Refused."
-    status = error.status if isinstance(error, Refused) else 403
-    return page(request, None, "error.html", {"message": message}, status=status)
-
-
 async def sign_in_handler(request: Request, _error: Exception) -> Response:
     if request.method in ("GET", "HEAD"):
         return see_other(SIGN_IN_PATH)

@@ -1,24 +1,29 @@
-"""The audit log, for admin tokens: filter by token, project, tool, result and time; the same
-rows as CSV. A token limited to projects sees only their rows."""
+"""The audit log, for admins: filter by token (or "local", the calls without one), project,
+tool, result and time, a page at a time with the total; the same rows as CSV. A token limited
+to projects sees only their rows."""
 
 import csv
 import io
 from dataclasses import dataclass, replace
 from typing import Annotated, Final
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 
 from aletheia_hub import auth
 from aletheia_hub.clock import iso_ms, parse_moment
+from aletheia_hub.http.console import paging
 from aletheia_hub.http.console.access import Refused, ViewerDep, check_admin
 from aletheia_hub.http.console.render import NO_STORE, page
-from aletheia_hub.store import console as console_store
-from aletheia_hub.store.audit import OUTCOMES
+from aletheia_hub.store import audit as audit_store
+from aletheia_hub.store.audit import LOCAL, OUTCOMES
 from aletheia_hub.store.db import Database
+from aletheia_hub.store.projects import known_projects
 
 router = APIRouter()
 CSV_ROWS: Final = 10_000
+PAGE_SIZE: Final = 50
 Text = Annotated[str, Query(max_length=200)]
 
 
@@ -36,7 +41,7 @@ class AuditQuery:
     """The filters a page was asked for, as typed, and the store filter they make."""
 
     shown: dict[str, str]
-    where: console_store.AuditFilter
+    where: audit_store.AuditFilter
 
 
 def audit_query(
@@ -53,7 +58,7 @@ def audit_query(
     check_admin(viewer)
     if project and not auth.may_use_project(viewer.principal, project):
         raise Refused(403, f'Project "{project}" is not allowed for this token.')
-    where = console_store.AuditFilter(
+    where = audit_store.AuditFilter(
         projects=viewer.principal.projects,
         token_id=token.strip() or None,
         project=project.strip() or None,
@@ -77,19 +82,31 @@ AuditQueryDep = Annotated[AuditQuery, Depends(audit_query)]
 
 
 @router.get("/audit")
-def audit_page(request: Request, viewer: ViewerDep, query: AuditQueryDep) -> Response:
+def audit_page(
+    request: Request,
+    viewer: ViewerDep,
+    query: AuditQueryDep,
+    page_number: Annotated[int, Query(alias="page", ge=1, le=100_000)] = 1,
+) -> Response:
     db: Database = request.app.state.db
+    where = replace(query.where, limit=PAGE_SIZE, offset=(page_number - 1) * PAGE_SIZE)
     with db.read_session() as session:
-        rows = console_store.audit_rows(session=session, where=query.where)
+        rows = audit_store.audit_rows(session=session, where=where)
+        total = audit_store.audit_count(session=session, where=where)
+        projects = known_projects(session=session, projects=viewer.principal.projects)
     return page(
         request,
         viewer,
         "audit.html",
         {
             "rows": rows,
+            "total": total,
+            "pager": paging.counted("/audit", query.shown.items(), page_number, total, PAGE_SIZE),
             "filters": query.shown,
             "outcomes": OUTCOMES,
-            "query": request.url.query,
+            "projects": projects,
+            "local": LOCAL,
+            "csv_query": urlencode([(name, value) for name, value in query.shown.items() if value]),
         },
     )
 
@@ -98,7 +115,7 @@ def audit_page(request: Request, viewer: ViewerDep, query: AuditQueryDep) -> Res
 def audit_csv(request: Request, query: AuditQueryDep) -> Response:
     db: Database = request.app.state.db
     with db.read_session() as session:
-        rows = console_store.audit_rows(session=session, where=replace(query.where, limit=CSV_ROWS))
+        rows = audit_store.audit_rows(session=session, where=replace(query.where, limit=CSV_ROWS))
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(["at", "token", "tool", "operation", "project", "result"])
@@ -106,7 +123,7 @@ def audit_csv(request: Request, query: AuditQueryDep) -> Response:
         writer.writerow(
             [
                 iso_ms(row.at_ms),
-                row.token_id or "",
+                row.token_id or LOCAL,
                 _cell(row.tool),
                 _cell(row.operation),
                 _cell(row.project or ""),

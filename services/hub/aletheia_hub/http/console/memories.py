@@ -10,6 +10,7 @@ from aletheia_hub import auth
 from aletheia_hub.clock import parse_moment
 from aletheia_hub.embed.hybrid import hybrid_search
 from aletheia_hub.embed.service import SemanticSearch
+from aletheia_hub.http.console import paging
 from aletheia_hub.http.console.access import Refused, ViewerDep, check_form
 from aletheia_hub.http.console.render import page, see_other
 from aletheia_hub.http.console.viewer import Viewer
@@ -17,6 +18,7 @@ from aletheia_hub.mcp.tools.common import MemoryType
 from aletheia_hub.store import console as console_store
 from aletheia_hub.store import dismissals
 from aletheia_hub.store.db import Database
+from aletheia_hub.store.projects import known_projects
 from aletheia_hub.store.reach import memory_state
 from aletheia_hub.store.search import SearchQuery
 
@@ -67,12 +69,22 @@ def memory_list(
     )
     note = None
     facts = []
+    total = None  # a ranked search knows only whether another page follows
     with db.read_session() as session:
+        projects = known_projects(session=session, projects=principal.projects)
         if query.text is None:
             hits = console_store.newest_memories(session=session, query=query)
+            total = console_store.memory_total(session=session, query=query)
         else:
             found = hybrid_search(session=session, query=query, semantic=semantic, mode=mode)
             hits, facts, note = found.result.memories, found.result.facts, found.note
+    filters = [("q", q), ("project", project), ("type", type), ("since", since), ("until", until)]
+    filters.append(("mode", mode if mode != "hybrid" else ""))
+    pager = (
+        paging.counted("/memories", filters, page_number, total, PAGE_SIZE)
+        if total is not None
+        else paging.open_ended("/memories", filters, page_number, len(hits) > PAGE_SIZE)
+    )
     return page(
         request,
         viewer,
@@ -85,11 +97,13 @@ def memory_list(
             "until": until,
             "mode": mode,
             "types": TYPES,
+            "projects": projects,
             "hits": hits[:PAGE_SIZE],
+            "first": (page_number - 1) * PAGE_SIZE + 1,
             "facts": facts,
             "note": note,
-            "page": page_number,
-            "more": len(hits) > PAGE_SIZE,
+            "total": total,
+            "pager": pager,
         },
     )
 

@@ -1,13 +1,14 @@
 """The overview: memories per project and type, facts and lists per project, store size, the
-last write and search latency from the hub's own counters."""
+last write, search latency measured over the latest searches, and pictures of the activity."""
 
-import math
 from dataclasses import replace
 from typing import Final
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
+from aletheia_hub.clock import now_ms
+from aletheia_hub.http.console import activity
 from aletheia_hub.http.console.access import ViewerDep
 from aletheia_hub.http.console.render import page
 from aletheia_hub.metrics import Metrics
@@ -36,12 +37,16 @@ def overview(request: Request, viewer: ViewerDep) -> Response:
         rule_count = len(rules_store.list_rules(session=session, projects=projects))
         last_write = console_store.last_write_ms(session=session, query=query)
         recent = console_store.newest_memories(session=session, query=replace(query, limit=5))
+        saved = activity.saved_chart(session=session, query=query, today_ms=now_ms())
     by_project: dict[str, dict[str, int]] = {}
     for row in counts:
         by_project.setdefault(row.project, {})[row.type] = row.count
     for project in (*facts, *lists):
         by_project.setdefault(project, {})
-    latency = recorder.latency_quantiles(QUANTILES, method="tools/call", tool="search")
+    searches = recorder.recent_latencies(method="tools/call", tool="search")
+    latency = recorder.measured_quantiles(QUANTILES, method="tools/call", tool="search")
+    # Calls of every project, like /metrics: only for a viewer without project limits.
+    calls = activity.call_charts(recorder) if projects is None else None
     return page(
         request,
         viewer,
@@ -58,14 +63,18 @@ def overview(request: Request, viewer: ViewerDep) -> Response:
             # for a viewer without project limits.
             "store_bytes": store_size_bytes(db) if projects is None else None,
             "latency": [(f"p{round(q * 100)}", _latency(latency[q])) for q in QUANTILES],
+            "searches": len(searches),
+            "saved_chart": saved,
+            "call_charts": calls,
+            "latency_chart": activity.latency_chart(searches) if searches else None,
         },
     )
 
 
 def _latency(seconds: float | None) -> str:
-    """A bucket's upper bound as people read it."""
+    """A measured latency as people read it: three significant digits."""
     if seconds is None:
         return "–"
-    if math.isinf(seconds):
-        return "> 10 s"
-    return f"≤ {seconds * 1000:g} ms"
+    if seconds >= 1:
+        return f"{seconds:.2f} s"
+    return f"{seconds * 1000:.3g} ms"

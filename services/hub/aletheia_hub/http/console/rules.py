@@ -1,35 +1,30 @@
 """Rules: the list with re-check reasons; add, reword (a new version, the old one kept
 disabled), confirm and disable; "write to tools" previews per host the diff `aletheia rules
-write` would make and, on the main server, applies it."""
+write` would make in a project folder the user chooses and, on the main server, applies it."""
 
 from dataclasses import replace
 from typing import Annotated, Final, Literal
 
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import Response
 
 from aletheia_hub import auth
+from aletheia_hub.http.console import write_to_tools
 from aletheia_hub.http.console.access import Refused, ViewerDep, check_form
 from aletheia_hub.http.console.render import page, see_other
-from aletheia_hub.http.console.tool_files import ToolFiles
 from aletheia_hub.http.console.viewer import Viewer
-from aletheia_hub.managed_block import ChangedMeanwhile, UnusableLink
 from aletheia_hub.store import console as console_store
 from aletheia_hub.store import rules as rules_store
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.errors import StoreError
+from aletheia_hub.store.projects import known_projects
 
 router = APIRouter()
 CONSOLE_SOURCE: Final = "console"
 Csrf = Annotated[str, Form(max_length=200)]
 RuleText = Annotated[str, Form(max_length=800)]
-TOOL_FILES_STATE: Final = "console_tool_files"
-
-
-def _tool_files(request: Request) -> ToolFiles | None:
-    """The main server's host files; None on a team hub, which cannot write people's files."""
-    found: ToolFiles | None = getattr(request.app.state, TOOL_FILES_STATE, None)
-    return None if request.app.state.settings.team_mode else found
+Name = Annotated[str, Form(max_length=200)]
+Folder = Annotated[str, Form(max_length=write_to_tools.MAX_FOLDER)]
 
 
 @router.get("/rules")
@@ -38,16 +33,13 @@ def rules_page(request: Request, viewer: ViewerDep) -> Response:
     principal = viewer.principal
     with db.read_session() as session:
         listed = rules_store.list_rules(session=session, projects=principal.projects)
+        projects = known_projects(session=session, projects=principal.projects)
     shown = [replace(rule, reach=auth.visible_reach(principal, rule.reach)) for rule in listed]
-    files = _tool_files(request)
     return page(
         request,
         viewer,
         "rules.html",
-        {
-            "rules": shown,
-            "default_project": principal.default_project or (files.project if files else ""),
-        },
+        {"rules": shown, "projects": projects, "default_project": principal.default_project},
     )
 
 
@@ -59,14 +51,18 @@ def add_rule(
     csrf: Csrf = "",
     when: RuleText = "",
     tier: Annotated[Literal["everywhere", "project", "situation"], Form()] = "everywhere",
-    scope_name: Annotated[str, Form(max_length=200)] = "",
-    project: Annotated[str, Form(max_length=200)] = "",
+    scope_name: Name = "",
+    project: Name = "",
+    new_project: Name = "",
 ) -> Response:
     check_form(viewer, csrf)
     principal = viewer.principal
-    then, project, name = then.strip(), project.strip(), scope_name.strip() or None
+    then, name = then.strip(), scope_name.strip() or None
+    project = new_project.strip() or project.strip()
     if not then:
         raise Refused(400, "The rule needs its instruction (then).")
+    if tier == "project" and not project:
+        raise Refused(400, "A project rule needs its project: choose one or name a new one.")
     made_in = project or principal.default_project or "default"
     if not auth.may_use_project(principal, made_in):
         raise Refused(403, f'Project "{made_in}" is not allowed for this token.')
@@ -163,40 +159,18 @@ def edit(
 
 
 @router.get("/rules/write")
-def write_preview(request: Request, viewer: ViewerDep) -> Response:
-    return _write_page(request, viewer, done=None)
-
-
-def _write_page(request: Request, viewer: Viewer, done: list[str] | None) -> Response:
-    files = _tool_files(request)
-    context: dict[str, object] = {"team": files is None, "done": done}
-    if files is not None:
-        if not auth.may_use_project(viewer.principal, files.project):
-            raise Refused(403, f'Project "{files.project}" is not allowed for this token.')
-        db: Database = request.app.state.db
-        with db.read_session() as session:
-            rules = rules_store.list_rules(session=session, projects=[files.project])
-        context.update(project=files.project, root=str(files.root), previews=files.preview(rules))
-    return page(request, viewer, "rules_write.html", context)
+def write_preview(
+    request: Request,
+    viewer: ViewerDep,
+    project: Annotated[str, Query(max_length=200)] = "",
+    folder: Annotated[str, Query(max_length=write_to_tools.MAX_FOLDER)] = "",
+) -> Response:
+    return write_to_tools.answer(request, viewer, project=project, folder=folder, apply=False)
 
 
 @router.post("/rules/write")
-def write_apply(request: Request, viewer: ViewerDep, csrf: Csrf = "") -> Response:
+def write_apply(
+    request: Request, viewer: ViewerDep, csrf: Csrf = "", project: Name = "", folder: Folder = ""
+) -> Response:
     check_form(viewer, csrf)
-    files = _tool_files(request)
-    if files is None:
-        raise Refused(
-            404, "A team hub cannot write people's files: run the command on each machine."
-        )
-    if not auth.may_use_project(viewer.principal, files.project):
-        raise Refused(403, f'Project "{files.project}" is not allowed for this token.')
-    db: Database = request.app.state.db
-    with db.read_session() as session:
-        rules = rules_store.list_rules(session=session, projects=[files.project])
-    try:
-        done = files.apply(rules)
-    except ChangedMeanwhile as error:
-        raise Refused(409, f"{error}: look at the diff again.") from None
-    except UnusableLink as error:
-        raise Refused(409, str(error)) from None
-    return _write_page(request, viewer, done=done or ["nothing to change: the files are current"])
+    return write_to_tools.answer(request, viewer, project=project, folder=folder, apply=True)

@@ -1,7 +1,8 @@
 """What "write to tools" needs from the host catalog, which sits above the HTTP edge: the app
-hands the console an object that previews and applies the rule files of every host."""
+hands the console a maker of objects that preview and apply the rule files of every host
+under a folder the user chose."""
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -30,3 +31,7 @@ class ToolFiles(Protocol):
     def apply(self, rules: Sequence[RuleRecord]) -> list[str]:
         """Write the files; what was done to each, one line per file."""
         ...
+
+
+# A folder and the project whose rules go there (None: the folder's own project).
+ToolFilesMaker = Callable[[Path, str | None], ToolFiles]

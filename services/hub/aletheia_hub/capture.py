@@ -1,0 +1,89 @@
+"""Capture of users' prompts (hooks through POST /api/requests): the text never kept (inside
+<private> tags), the bounds kept prompts stay within, and the hosts whose capture is off."""
+
+import hashlib
+import json
+import re
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Final
+
+from aletheia_hub.clock import DAY_MS
+
+CAPTURE_OFF_FOR_ENV: Final = "ALETHEIA_CAPTURE_OFF_FOR"
+EVERY_HOST: Final = "*"
+# Tags as people type them: any case, spaces before the closing bracket.
+_TAG: Final = re.compile(r"<(/?)private\s*>", re.IGNORECASE)
+_HOST_CONTEXT: Final = re.compile(
+    r"<(hook_context|aletheia-memory)>.*?</\1>\s*", re.IGNORECASE | re.DOTALL
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CaptureLimits:
+    """How much capture a project keeps; the oldest prompts go first."""
+
+    max_age_days: int
+    max_per_project: int
+    max_bytes_per_project: int
+    max_prompt_bytes: int
+
+    @property
+    def max_age_ms(self) -> int:
+        return self.max_age_days * DAY_MS
+
+    @property
+    def prompt_bytes(self) -> int:
+        """The most one prompt keeps: never more than its project may hold, so the newest
+        prompt always fits."""
+        return min(self.max_prompt_bytes, self.max_bytes_per_project)
+
+
+def strip_private(text: str) -> str:
+    """`text` without what lies inside <private>…</private> (nested tags count; an unclosed
+    tag hides everything after it; stray closing tags go too), and without the context a host
+    put in front of the user's words: Gemini CLI hands its prompt hook the SessionStart
+    output as a `<hook_context>` block, which is our own recall, not what the user asked."""
+    text = _HOST_CONTEXT.sub("", text)
+    kept: list[str] = []
+    depth = 0
+    start = 0
+    for tag in _TAG.finditer(text):
+        if depth == 0:
+            kept.append(text[start : tag.start()])
+        depth = max(depth - 1, 0) if tag.group(1) else depth + 1
+        start = tag.end()
+    if depth == 0:
+        kept.append(text[start:])
+    return "".join(kept)
+
+
+def cut_to_bytes(text: str, limit: int) -> str:
+    """At most `limit` bytes of UTF-8; a cut text ends with a marker that says so."""
+    encoded = text.encode()
+    if len(encoded) <= limit:
+        return text
+    marker = f" […cut at {limit} bytes]"
+    head = encoded[: max(limit - len(marker.encode()), 0)]
+    return head.decode(errors="ignore") + marker
+
+
+def request_hash(text: str) -> str:
+    """What makes two prompts the same: their text with runs of whitespace as one space."""
+    return hashlib.sha256(" ".join(text.split()).encode()).hexdigest()
+
+
+def parse_hosts(value: str) -> list[str]:
+    """Host names as a user writes them: `cursor,codex`, `cursor codex` or a JSON list."""
+    value = value.strip()
+    if value.startswith("["):
+        names = json.loads(value)
+        if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+            raise ValueError('a JSON list of host names, such as ["cursor", "codex"]')
+        return [name.strip() for name in names if name.strip()]
+    return [name for name in re.split(r"[\s,]+", value) if name]
+
+
+def capture_is_off(off_for: Collection[str], tool: str) -> bool:
+    """Whether prompts of `tool` (a host name such as `cursor`) are not to be kept."""
+    return EVERY_HOST in off_for or tool in off_for
