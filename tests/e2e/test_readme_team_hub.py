@@ -1,4 +1,4 @@
-"""The README's "Team hub" steps, followed as written (SQLite store, one machine)."""
+"""The team hub steps of docs/team-hub.md, followed as written (SQLite store, one machine)."""
 
 import subprocess
 from pathlib import Path

@@ -165,8 +165,7 @@ def serve(settings: Settings, *, quiet: bool = False) -> None:
         raise SystemExit(1) from None
 
 
-def server_main(argv: Sequence[str] | None = None) -> None:
-    """aletheia-server: the local hub on loopback."""
+def _server_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="aletheia-server",
         description="Run the Aletheia memory hub (MCP at /mcp) on this machine.",
@@ -181,14 +180,19 @@ def server_main(argv: Sequence[str] | None = None) -> None:
         help="proxy (how aletheia-mcp starts a hub): stop after ALETHEIA_IDLE_EXIT_SECONDS "
         "(default 1800) without a request; a hub a user started never stops by itself",
     )
+    return parser
+
+
+def server_main(argv: Sequence[str] | None = None) -> None:
+    """aletheia-server: the local hub on loopback."""
+    parser = _server_parser()
     args = parser.parse_args(argv)
     settings = _settings(args, started_by=args.started_by)
     _check_tls(parser, settings)
     serve(settings, quiet=args.quiet)
 
 
-def sync_main(argv: Sequence[str] | None = None) -> None:
-    """aletheia-sync: the team hub, where every call needs a token."""
+def _sync_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="aletheia-sync",
         description="Run the Aletheia team hub: every /mcp call needs a bearer token.",
@@ -198,6 +202,12 @@ def sync_main(argv: Sequence[str] | None = None) -> None:
     where.add_argument("--hub-db", type=Path, help="SQLite file of the team store")
     where.add_argument("--database-url", help="PostgreSQL URL of the team store")
     _add_listen_options(parser)
+    return parser
+
+
+def sync_main(argv: Sequence[str] | None = None) -> None:
+    """aletheia-sync: the team hub, where every call needs a token."""
+    parser = _sync_parser()
     args = parser.parse_args(argv)
     store: dict[str, object] = (
         {"hub_db": args.hub_db, "database_url": None}
@@ -220,14 +230,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         hook.add_parser(commands)
         raise SystemExit(hook.run(parser.parse_args(words)))
     runners = _runners()
-    parser, commands = _command_parser()
-    serve_parser = commands.add_parser("serve", help="run the local hub (like aletheia-server)")
-    _add_listen_options(serve_parser)
-    serve_parser.add_argument(
-        "--quiet", action="store_true", help="do not print how to connect a host"
-    )
-    for add_parsers in runners.parsers:
-        add_parsers(commands)
+    parser, serve_parser = _full_parser(runners)
     args = parser.parse_args(words)
     if args.command == "serve":
         settings = _settings(args)
@@ -254,6 +257,19 @@ def _command_parser() -> tuple[argparse.ArgumentParser, Commands]:
     parser.add_argument("--version", action="version", version=f"aletheia {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     return parser, commands
+
+
+def _full_parser(runners: "_Runners") -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
+    """The `aletheia` parser with every command, and its `serve` command's parser."""
+    parser, commands = _command_parser()
+    serve_parser = commands.add_parser("serve", help="run the local hub (like aletheia-server)")
+    _add_listen_options(serve_parser)
+    serve_parser.add_argument(
+        "--quiet", action="store_true", help="do not print how to connect a host"
+    )
+    for add_parsers in runners.parsers:
+        add_parsers(commands)
+    return parser, serve_parser
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,6 @@
 """The seven hosts: where each keeps its MCP servers, in which shape, and what it reads.
 
-Paths come from each host's documentation (cited in the README's "Connect your tools"); every
+Paths come from each host's documentation (cited in docs/hosts.md); every
 one lies under the user's home folder on Linux, macOS and Windows alike (%USERPROFILE% there).
 """
 
