@@ -11,7 +11,7 @@ PACKAGES := shared/pyproject.toml services/hub/pyproject.toml services/stdio-pro
 .PHONY: help install install-user lock run test conformance lint format bench clean
 
 help: ## list the targets
-	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
 $(STAMP): $(PACKAGES) pyproject.toml requirements.lock
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Aletheia needs Python 3.11 or newer (set PYTHON=...)")'
@@ -33,11 +33,17 @@ lock: install ## re-resolve uv.lock after a pyproject.toml change and write requ
 run: install ## start the hub on the local SQLite store and print how to connect a host
 	$(BIN)/aletheia-server
 
+# The judges mostly wait on Node and host processes: they run beside the suite, their report
+# is printed when both are done, and either failing fails the target.
 test: install ## run every test suite (PostgreSQL ones skip without a server unless CI=true) and make conformance
-	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile
-	$(BIN)/python judges/run.py
+	@mkdir -p .cache
+	@$(BIN)/python judges/run.py > .cache/judges.log 2>&1 & judges=$$!; \
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile; tests=$$?; \
+	wait $$judges; judged=$$?; \
+	echo "--- make conformance (run beside the suite) ---"; cat .cache/judges.log; \
+	test $$tests -eq 0 && test $$judged -eq 0
 
-conformance: install ## MCP conformance suite, Inspector CLI and TypeScript SDK against real hubs
+conformance: install ## the judges alone: conformance suite, Inspector, both SDKs and four real hosts against real hubs
 	$(BIN)/python judges/run.py
 
 lint: install ## ruff (lint + format check) and mypy --strict
