@@ -12,7 +12,14 @@ from typing import Any, TypeAlias
 
 from aletheia_hub import managed_block
 from aletheia_hub.commands.connect import proxy_command
-from aletheia_hub.hosts import codex_features, created, hook_settings, install, store_env
+from aletheia_hub.hosts import (
+    codex_features,
+    created,
+    gemini_trust,
+    hook_settings,
+    install,
+    store_env,
+)
 from aletheia_hub.hosts.catalog import HOSTS, Host
 from aletheia_hub.hosts.config_files import ConfigFileError
 from aletheia_hub.hosts.entries import Remote, entry_path
@@ -198,6 +205,8 @@ def _plan_install(
             if changed:
                 run.settings[_flag_name(run, config)] = previous
             messages.append(codex_features.TRUST_HINT)
+    if host.key == "gemini-cli" and not gemini_trust.is_trusted(home, Path.cwd()):
+        messages.append(gemini_trust.TRUST_HINT)
     return [change for change in planned.values() if change is not None], messages
 
 

@@ -17,6 +17,7 @@ from aletheia_hub.hosts import (
     codex_features,
     config_files,
     entries,
+    gemini_trust,
     hook_commands,
     hook_settings,
     install,
@@ -43,7 +44,10 @@ def host_findings(home: Path, here: Mapping[str, str] | None = None) -> list[Fin
     here = os.environ if here is None else here
     findings = []
     for host in HOSTS.values():
-        findings.append(_entry_finding(host, home, here))
+        entry = _entry_finding(host, home, here)
+        findings.append(entry)
+        if host.key == "gemini-cli" and entry.status == "ok":
+            findings.append(_gemini_trust(home))
         hook_file = host.hook_file(home)
         if hook_file is not None:
             findings.append(_hooks_finding(host, hook_file, home, here))
@@ -153,6 +157,15 @@ def _codex_hooks(host: Host, home: Path, events: str, add: str) -> Finding:
             name, "fix", f"{events} written, but {_shown(config, home)} turns hooks off; run {add}"
         )
     return Finding(name, "todo", f"{events} written. {codex_features.TRUST_HINT}")
+
+
+def _gemini_trust(home: Path) -> Finding:
+    """Gemini CLI runs our entry only in folders it trusts; doctor looks at this folder."""
+    name = "gemini-cli folder trust"
+    folder = Path.cwd()
+    if gemini_trust.is_trusted(home, folder):
+        return Finding(name, "ok", f"{folder} is trusted")
+    return Finding(name, "todo", f"{folder} is not trusted. {gemini_trust.TRUST_HINT}")
 
 
 def _broken(command: str) -> bool:
