@@ -297,5 +297,9 @@ def _method_not_found(method: str, *, stateless: bool = False) -> RpcError:
         return RpcError(
             jsonrpc.METHOD_NOT_FOUND, "Method not found: server/discover; use initialize."
         )
-    # The name is echoed for typos; a pasted secret is not.
-    return RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {redact(method).text[:200]}")
+    # The name is echoed for typos; a pasted secret is not, nor a name no method could have.
+    if len(method) > 200:
+        return RpcError(
+            jsonrpc.METHOD_NOT_FOUND, f"Method not found: a name of {len(method)} characters."
+        )
+    return RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {redact(method).text}")
