@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from aletheia_hub.hosts import gemini_trust
 from aletheia_hub.hosts.catalog import HOSTS
 from tests.hub.hosts.conftest import GOLDEN, PROXY, Cli, backups
 
@@ -56,7 +57,10 @@ def test_a_second_install_changes_nothing(cli: Cli, home: Path, tool: str) -> No
     before = path.read_bytes()
     again = cli("install", tool, "--write")
     assert again.code == 0
-    assert again.out == f"{HOSTS[tool].name}: nothing to change in ~/{DOCUMENTED_PATHS[tool]}.\n"
+    expected = f"{HOSTS[tool].name}: nothing to change in ~/{DOCUMENTED_PATHS[tool]}.\n"
+    if tool == "gemini-cli":  # this folder is still untrusted in the fresh home: say so again
+        expected += gemini_trust.TRUST_HINT + "\n"
+    assert again.out == expected
     assert path.read_bytes() == before
     assert backups(path.parent) == []
 
