@@ -3,6 +3,7 @@ MRR@10 and latency per question kind and search mode, in-process and over HTTP t
 
     .venv/bin/python bench/retrieval.py [--sizes 1000,10000,100000] [--via store,http]
         [--modes keyword,vector,hybrid] [--questions N] [--cache-dir DIR] [--seed S] [--quick]
+        [--set coding,conversations]
 
 The corpus (bench/retrieval_data) is 1,000 base memories (notes from 50 templates and chat
 turns from team meetings), grown to larger sizes by variants with other people, components
@@ -23,6 +24,11 @@ search tool's `mode` argument. Vectors are made once per cached store before mea
 mode that is refused, or that answers every probe question exactly as keyword search does
 (a quiet fallback), prints n/a with the reason. Building 100,000 memories takes
 a few minutes and about 100 MB; --cache-dir keeps the stores for later runs.
+
+`--set conversations` measures the conversational set instead (bench/retrieval_chat.py):
+twelve conversations between two friends over months, 265 to 320 turns each, every turn one
+memory, with single-hop, multi-hop, temporal and open-domain questions, per split (tune:
+conversations 1-6, used to choose weights; test: 7-12, held out).
 """
 
 import argparse
@@ -61,6 +67,9 @@ from aletheia_hub.store.vectors import count_pending
 
 BIN: Final = Path(sys.executable).parent
 GENERATOR: Final = Path(__file__).with_name("retrieval_data")
+# The conversational set's generator: its own store, so it leaves these stores' names alone.
+CHAT_SOURCES: Final = ("conversations.py", "lives.py", "smalltalk.py")
+SETS: Final = ("coding", "conversations")
 PROJECT: Final = "retrieval-bench"
 MODES: Final = ("keyword", "vector", "hybrid")
 VIAS: Final = ("store", "http")
@@ -112,7 +121,8 @@ def cache_name(size: int, seed: int) -> str:
     """A store file name that changes with the generator's code and the schema's head."""
     digest = hashlib.sha256()
     for source in sorted(GENERATOR.glob("*.py")):
-        digest.update(source.read_bytes())
+        if source.name not in CHAT_SOURCES:
+            digest.update(source.read_bytes())
     head = ScriptDirectory(str(MIGRATIONS_DIR)).get_current_head() or "none"
     return f"retrieval-{size}-seed{seed}-{digest.hexdigest()[:10]}-{head}.db"
 
@@ -402,6 +412,13 @@ def parse_args() -> argparse.Namespace:
         "--seed", type=int, default=1, help="corpus seed; the same seed gives the same corpus"
     )
     parser.add_argument(
+        "--set",
+        dest="sets",
+        default="coding",
+        help="coding (generated coding-agent memories, at --sizes) and/or conversations (long "
+        "conversations between friends, one store); comma separated (default coding)",
+    )
+    parser.add_argument(
         "--quick",
         action="store_true",
         help="fast smoke run: 1000 memories, store only, 40 questions of each kind "
@@ -416,6 +433,7 @@ def parse_args() -> argparse.Namespace:
         parser.error(f"--sizes: each size must be at least {BASE_SIZE}")
     args.via = chosen(args.via or ("store" if args.quick else "store,http"), VIAS, "--via")
     args.modes = chosen(args.modes, MODES, "--modes")
+    args.sets = chosen(args.sets, SETS, "--set")
     if args.questions is None and args.quick:
         args.questions = 40
     return args
@@ -438,6 +456,19 @@ def main() -> None:
     print(
         f"{python} on {platform.platform()}, {os.cpu_count()} CPUs, SQLite {sqlite3.sqlite_version}"
     )
+    if "coding" in args.sets:
+        coding(args)
+    if "conversations" in args.sets:
+        import retrieval_chat  # it imports this module's helpers
+
+        with contextlib.ExitStack() as stack:
+            folder = args.cache_dir or Path(stack.enter_context(tempfile.TemporaryDirectory()))
+            folder.mkdir(parents=True, exist_ok=True)
+            retrieval_chat.run(args, folder)
+
+
+def coding(args: argparse.Namespace) -> None:
+    """The coding-agent memories at each size: build or reuse, measure, print the table."""
     base = build_corpus(BASE_SIZE, args.seed)
     questions = [
         question

@@ -9,6 +9,7 @@ from fastapi import FastAPI
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
+from aletheia_hub.embed.choice import embedder_choice
 from aletheia_hub.embed.service import SemanticSearch
 from aletheia_hub.hosts.rules_preview import HostRuleFiles
 from aletheia_hub.http import console, health, mcp_endpoint, memories_api, metrics, requests_api
@@ -63,7 +64,15 @@ def create_app(settings: Settings, tool_sets: Sequence[ToolSet] = TOOL_SETS) -> 
     app.state.db = db
     app.state.store = settings.served_store()
     app.state.store_id = None
-    semantic = SemanticSearch(db, enabled=settings.embedder == "auto")
+    embedder = embedder_choice(settings)
+    semantic = SemanticSearch(
+        db,
+        enabled=settings.embedder != "off",
+        runs=settings.embedder_runs,
+        pgvector=settings.pgvector == "auto",
+        loader=embedder.load,
+        endpoint=embedder.endpoint,
+    )
     app.state.semantic = semantic
     app.state.metrics = recorder = Metrics()
     app.state.activity = activity = Activity()  # uptime, and idle time for the idle exit

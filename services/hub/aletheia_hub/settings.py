@@ -4,7 +4,7 @@ import os
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from aletheia_hub.capture import CaptureLimits, parse_hosts
@@ -41,8 +41,20 @@ class Settings(BaseSettings):
     allowed_hosts: list[str] = Field(default_factory=list)
     max_body_bytes: int = Field(default=4 * 1024 * 1024, ge=1024)
     max_batch_messages: int = Field(default=100, ge=1)
-    # auto: load the embedding model in the background when installed; off: keyword-only.
-    embedder: Literal["auto", "off"] = "auto"
+    # auto: load the embedding model in the background when installed; off: keyword-only;
+    # openai-compatible: ask the server at embedder_url (its /embeddings) for embedder_model's
+    # vectors, with embedder_api_key as bearer token when set (read here only: never stored,
+    # logged or shown).
+    embedder: Literal["auto", "off", "openai-compatible"] = "auto"
+    embedder_url: str | None = None
+    embedder_model: str | None = None
+    embedder_api_key: SecretStr | None = None
+    # Batches the packaged model embeds at once in the background, one core each (default:
+    # two, or one on a single core); one keeps the hub's memory lowest while it catches up.
+    embedder_runs: int | None = Field(default=None, ge=1, le=64)
+    # auto: on PostgreSQL with pgvector (made when this role may), vectors are searched there
+    # (HNSW); off: every hub holds them in memory, as on SQLite.
+    pgvector: Literal["auto", "off"] = "auto"
     max_reply_bytes: int = Field(default=4 * 1024 * 1024, ge=1024)
     # Who started this hub: `aletheia-server --started-by proxy` is how aletheia-mcp starts one.
     started_by: Literal["user", "proxy"] = "user"
@@ -59,6 +71,15 @@ class Settings(BaseSettings):
     capture_max_prompt_bytes: int = Field(default=8 * 1024, ge=256)
     # Hosts (the `tool` a hook sends) whose prompts are not kept; `*` for every host.
     capture_off_for: Annotated[list[str], NoDecode] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _embedder_server(self) -> "Settings":
+        if self.embedder == "openai-compatible" and not (self.embedder_url and self.embedder_model):
+            raise ValueError(
+                "ALETHEIA_EMBEDDER=openai-compatible needs ALETHEIA_EMBEDDER_URL (the API's base,"
+                " e.g. http://127.0.0.1:11434/v1) and ALETHEIA_EMBEDDER_MODEL"
+            )
+        return self
 
     @field_validator("capture_off_for", mode="before")
     @classmethod

@@ -115,3 +115,9 @@ def test_a_hit_saved_in_the_question_s_span_moves_up() -> None:
     boosted = boost_span(scored, {1: 10, 2: 1_500, 3: 5}, span)
     assert [entry.id for entry in boosted] == [2, 1, 3]
     assert boosted[0].score == pytest.approx(scored[1].score * DATE_BOOST)
+
+
+def test_a_neighbour_below_the_floor_is_kept_when_asked() -> None:
+    weak = vector_hit(5, MIN_SIMILARITY - 0.01)
+    assert [entry.id for entry in fuse([weak], keep={5})] == [5]
+    assert fuse([weak]) == []

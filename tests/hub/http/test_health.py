@@ -23,7 +23,7 @@ def test_healthz_answers_ok_with_the_version_the_serving_pid_and_the_store(
     assert response.status_code == 200
     body = response.json()
     store = body.pop("store")
-    assert body.pop("search") == {"embedder": "off", "model": None}
+    assert body.pop("search") == {"embedder": "off", "model": None, "vectors": None}
     started_at = datetime.fromisoformat(body.pop("started_at"))
     assert abs(datetime.now(UTC) - started_at) < timedelta(minutes=5)
     assert 0 <= body.pop("uptime_seconds") < 300

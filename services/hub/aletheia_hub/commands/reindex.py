@@ -6,7 +6,10 @@ import sys
 
 from aletheia_hub.commands.progress import ProgressBar
 from aletheia_hub.commands.store_access import add_store_options, open_store
+from aletheia_hub.embed.breaker import EmbedderUnavailable
+from aletheia_hub.embed.choice import embedder_choice
 from aletheia_hub.embed.service import SemanticSearch
+from aletheia_hub.settings import Settings
 from aletheia_hub.store.vectors import count_pending
 
 
@@ -26,7 +29,11 @@ def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 def run(args: argparse.Namespace) -> int:
     db = open_store(args)
-    semantic = SemanticSearch(db, enabled=True, threads=os.cpu_count() or 1)
+    # The embedder the hub's settings name; its runs, one per core, each on its own thread.
+    embedder = embedder_choice(Settings())
+    semantic = SemanticSearch(
+        db, enabled=True, runs=os.cpu_count() or 1, loader=embedder.load, endpoint=embedder.endpoint
+    )
     try:
         if not semantic.load():
             print(f"aletheia: cannot reindex: {semantic.problem}", file=sys.stderr)
@@ -42,5 +49,9 @@ def run(args: argparse.Namespace) -> int:
         bar.update(done, final=True)
         print(f"Embedded {done} item(s) with {model}.")
         return 0
+    except EmbedderUnavailable as error:
+        print(f"aletheia: reindex stopped: {error.reason}", file=sys.stderr)
+        return 1
     finally:
+        semantic.stop()
         db.dispose()

@@ -14,7 +14,7 @@ So vectors add what keywords miss without pushing out what they find, and a ques
 mixes both (one saved name in other words) draws on both.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
@@ -57,27 +57,36 @@ def sureness(best_keyword_coverage: float) -> float:
     return min(1.0, max(0.0, share))
 
 
-def fuse(candidates: Sequence[Candidate]) -> list[FusedScore]:
-    """Every candidate with its fused score, best first (ties: keyword rank, then newer).
-
-    Vector-only candidates under MIN_SIMILARITY are dropped.
-    """
+def keyword_sureness(candidates: Sequence[Candidate]) -> float:
+    """sureness() of the best keyword hit among the candidates (0 without one)."""
     keyword_hits = [c for c in candidates if c.keyword_rank is not None]
     first = min(keyword_hits, key=lambda c: c.keyword_rank or 0, default=None)
-    sure = sureness(first.coverage) if first is not None else 0.0
-    coverage_weight = COVERAGE_WEIGHT_UNSURE + sure * (
-        COVERAGE_WEIGHT_SURE - COVERAGE_WEIGHT_UNSURE
-    )
+    return sureness(first.coverage) if first is not None else 0.0
+
+
+def coverage_weight(sure: float) -> float:
+    """What a candidate's coverage is worth, against a cosine, at this sureness."""
+    return COVERAGE_WEIGHT_UNSURE + sure * (COVERAGE_WEIGHT_SURE - COVERAGE_WEIGHT_UNSURE)
+
+
+def fuse(candidates: Sequence[Candidate], keep: Collection[int] = ()) -> list[FusedScore]:
+    """Every candidate with its fused score, best first (ties: keyword rank, then newer).
+
+    Vector-only candidates under MIN_SIMILARITY are dropped, unless in `keep`.
+    """
+    keyword_hits = [c for c in candidates if c.keyword_rank is not None]
+    sure = keyword_sureness(candidates)
+    weight = coverage_weight(sure)
     best_score = max((c.keyword_score or 0.0 for c in keyword_hits), default=0.0)
     fused = []
     for candidate in candidates:
-        if candidate.keyword_rank is None and (candidate.similarity or 0.0) < MIN_SIMILARITY:
+        similarity = candidate.similarity or 0.0
+        weak = candidate.keyword_rank is None and similarity < MIN_SIMILARITY
+        if weak and candidate.id not in keep:
             continue
         relative = (candidate.keyword_score or 0.0) / best_score if best_score > 0 else 0.0
-        keyword_part = coverage_weight * (
-            candidate.coverage + sure * KEYWORD_SCORE_WEIGHT * relative
-        )
-        vector_part = max(candidate.similarity or 0.0, 0.0)
+        keyword_part = weight * (candidate.coverage + sure * KEYWORD_SCORE_WEIGHT * relative)
+        vector_part = max(similarity, 0.0)
         fused.append(
             FusedScore(
                 id=candidate.id,

@@ -1,31 +1,62 @@
 """Hybrid search: the keyword ranking over all matches, fused with the nearest vectors over
 the caller's whole scope (not only over keyword hits), favouring what was saved when the
-question says ("last week", "in May").
+question says ("last week", "in May"); then the last steps of store/search/rerank.py
+(neighbours, who and when, a diversified first page).
 
 Without vectors (keyword mode, or the model missing) the best keyword hits are still ordered
 by how much of the question's rare words each holds, then by their keyword score: a memory
 holding every word of a few-word question comes before one repeating some of them.
+
+The question is embedded while the keyword side searches. When the best keyword hit holds
+every word of a question of several words, the keywords decide and search does not wait
+for the vector. A question that names the speaker of some candidates ("what did Caroline
+say about ...") is embedded again without the name: in a vector, a name outweighs the few
+words of a short turn, and every turn of that speaker starts with it. A question that seems
+to name someone ("did Caroline ...", "Caroline's") is embedded without the name from the
+start, beside the question itself.
 """
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 from sqlmodel import Session
 
 from aletheia_hub.clock import now_ms
-from aletheia_hub.embed.fusion import Candidate, FusedScore, boost_span, fuse
+from aletheia_hub.embed.fusion import (
+    MIN_SIMILARITY,
+    Candidate,
+    FusedScore,
+    boost_span,
+    coverage_weight,
+    fuse,
+    keyword_sureness,
+)
 from aletheia_hub.embed.service import SemanticSearch
 from aletheia_hub.store.search import MemoryHit, SearchQuery, SearchResult, search
-from aletheia_hub.store.search.candidates import visible_memory_hits
-from aletheia_hub.store.search.coverage import term_coverage
+from aletheia_hub.store.search.candidates import memory_heads, visible_memory_hits
+from aletheia_hub.store.search.coverage import held_terms, share
+from aletheia_hub.store.search.cues import (
+    likely_names,
+    named_speakers,
+    speaker,
+    topic_weights,
+    without_names,
+)
 from aletheia_hub.store.search.dates import date_span, without_phrase
 from aletheia_hub.store.search.engine import holding_every_term, reachable
+from aletheia_hub.store.search.neighbours import neighbours
+from aletheia_hub.store.search.rerank import NEIGHBOUR_HOPS, Evidence, rerank
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 Mode = Literal["keyword", "vector", "hybrid"]
 CANDIDATE_DEPTH: Final = 30  # best keyword hits fused (nearest vectors: twice as many)
 HOLDING_EVERY_DEPTH: Final = 20  # best memories holding every word of the query, fused too
 WHOLE: Final = 1.0 - 1e-9  # the coverage of a memory holding every word
+NEIGHBOUR_POOL: Final = 15  # best candidates of each side whose neighbours join the ranking
 # Embeds questions beside the request's own thread (the model runs one question at a time).
 _QUERY_EMBEDDING: Final = ThreadPoolExecutor(max_workers=2, thread_name_prefix="aletheia-query")
 
@@ -61,62 +92,68 @@ def hybrid_search(
         if mode != "keyword" and semantic is not None
         else None
     )
+    # And, beside it, the question without the names it seems to ask about (see the doc).
+    guessed = without_names(text, likely_names(text))
+    spare = (
+        _QUERY_EMBEDDING.submit(semantic.query_vector, guessed)
+        if embedding is not None and semantic is not None and guessed != text
+        else None
+    )
     span = date_span(text, now_ms())
     if span is not None and without_phrase(text, span).strip(" ?.!"):
         query = replace(query, text=without_phrase(text, span))
-    depth = max(CANDIDATE_DEPTH, query.offset + query.limit)
-    keyword_query = replace(query, offset=0, limit=depth)
-    keyword = search(session=session, query=keyword_query) if mode != "vector" else None
-    vector = embedding.result() if embedding is not None else None
-    note = semantic.fallback_note() if embedding and semantic and vector is None else None
-    uses_keywords = keyword is not None or vector is None
-    if keyword is None:
-        keyword = search(session=session, query=keyword_query) if vector is None else SearchResult()
-    coverage = term_coverage(
-        session=session, ids=[hit.id for hit in keyword.memories], weights=keyword.term_weights
-    )
-    whole = sum(share >= WHOLE for share in coverage.values())
-    if uses_keywords and len(keyword.term_weights) > 1 and whole < query.offset + query.limit:
-        # Too few keyword hits hold every word: near copies repeating some of them may have
-        # pushed the memories that hold them all down the keyword ranking. They come after.
-        complete = [
-            hit
-            for hit in holding_every_term(session=session, query=query, limit=HOLDING_EVERY_DEPTH)
-            if hit.id not in coverage
-        ]
-        keyword = replace(keyword, memories=[*keyword.memories, *complete])
-    keyword_ids = [hit.id for hit in keyword.memories]
-    hits = {hit.id: hit for hit in keyword.memories}
-    similarity_of: dict[int, float] = {}
+    pool = _Pool(session, query, max(CANDIDATE_DEPTH, query.offset + query.limit))
+    keyword = pool.keyword_side(mode != "vector")
+    decided = mode == "hybrid" and pool.keywords_decide(keyword)
+    vector = embedding.result() if embedding is not None and not decided else None
+    note = None  # why meaning was not used, or how much of the scope it covers
+    if embedding is not None and semantic is not None:
+        note = semantic.answer_note(session, query.projects, used=vector is not None)
+    if mode == "vector" and vector is None:  # no vector: keywords after all
+        keyword = pool.keyword_side(True)
     if vector is not None and semantic is not None:
         if vectors_through is None:
             vectors_through = semantic.vectors_through(session)
-        near = semantic.nearest(
-            session,
-            vector,
-            kind="memory",
-            # User-wide memories may live in any project: the filters below keep the visible.
-            projects=query.projects if query.scope == "project" else None,
-            limit=depth * 2,
-            through_seq=vectors_through,
+        pool.vector_side(semantic, vector, vectors_through)
+    pool.bring_neighbours()
+    speakers = pool.speakers()
+    named = named_speakers(text, speakers)
+    if named and vector is not None and semantic is not None:
+        unnamed = without_names(text, named)
+        again = (
+            spare.result()
+            if spare is not None and unnamed == guessed
+            else semantic.query_vector(unnamed)
         )
-        hits.update(
-            visible_memory_hits(
-                session=session, query=query, ids=[i for i, _ in near if i not in hits]
-            )
-        )
-        similarity_of = {item: cos for item, cos in near if item in hits}
-        similarity_of.update(
-            semantic.similarities(vector, "memory", keyword_ids, through_seq=vectors_through)
-        )
-    fused = _fused(session, keyword, hits, similarity_of, coverage)
+        if again is not None:
+            pool.vector_side(semantic, again, vectors_through)
+            speakers = pool.speakers()
+    # A speaker the question names says whose turns it asks about (rerank.py weighs that),
+    # not what about: coverage counts the other words.
+    topic = topic_weights(keyword.term_weights, named)
+    candidates = pool.candidates(keyword, topic)
+    fused = fuse(candidates, keep=pool.brought)
     if span is not None:
-        fused = boost_span(fused, {i: hit.created_at_ms for i, hit in hits.items()}, span)
-    page = fused[query.offset : query.offset + query.limit]
+        fused = boost_span(fused, {i: hit.created_at_ms for i, hit in pool.hits.items()}, span)
+    evidence = Evidence(pool.around, pool.held, topic, speakers, pool.heads)
+    weight = coverage_weight(keyword_sureness(candidates))
+    scored = [(entry.id, entry.score, entry.keyword_rank or 10**9) for entry in fused]
+    # A neighbour that matches nothing itself is shown only for what its neighbours lend it.
+    weak = {
+        c.id
+        for c in candidates
+        if c.id in pool.brought and c.coverage == 0 and (c.similarity or 0.0) < MIN_SIMILARITY
+    }
+    ranked_ids = rerank(text, scored, evidence, weight, query.offset + query.limit, weak)
+    by_id = {entry.id: entry for entry in fused}
+    page = [
+        replace(by_id[item], score=score)
+        for item, score in ranked_ids[query.offset : query.offset + query.limit]
+    ]
     return HybridResult(
         SearchResult(
             facts=keyword.facts,
-            memories=[hits[entry.id] for entry in page],
+            memories=[pool.hits[entry.id] for entry in page],
             terms=keyword.terms,
             ignored_common=keyword.ignored_common,
         ),
@@ -127,27 +164,127 @@ def hybrid_search(
     )
 
 
-def _fused(
-    session: Session,
-    keyword: SearchResult,
-    hits: dict[int, MemoryHit],
-    similarity_of: dict[int, float],
-    coverage: dict[int, float],
-) -> list[FusedScore]:
-    """Keyword hits and near vectors, each scored by meaning and by the words it holds
-    (`coverage` of the hits measured so far; the others are measured here)."""
-    missing = [item for item in hits if item not in coverage]
-    coverage = coverage | term_coverage(session=session, ids=missing, weights=keyword.term_weights)
-    keyword_rank = {hit.id: rank for rank, hit in enumerate(keyword.memories, start=1)}
-    return fuse(
-        [
+@dataclass(slots=True)
+class _Pool:
+    """The candidates of one search, as each side and their neighbours bring them in."""
+
+    session: Session
+    query: SearchQuery
+    depth: int
+    keyword: SearchResult = field(default_factory=SearchResult)
+    hits: dict[int, MemoryHit] = field(default_factory=dict)
+    held: dict[int, set[str]] = field(default_factory=dict)  # indexed terms
+    similarity_of: dict[int, float] = field(default_factory=dict)
+    near: list[int] = field(default_factory=list)  # found by the vector side, nearest first
+    around: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    brought: list[int] = field(default_factory=list)  # found only as neighbours
+    heads: dict[int, str] = field(default_factory=dict)
+    # What scores the cosine of a candidate brought in later: the model, vector and bound.
+    similar: "tuple[SemanticSearch, NDArray[np.float32], int | None] | None" = None
+
+    def keyword_side(self, wanted: bool) -> SearchResult:
+        """The best keyword hits (none unless `wanted`), and the best holding every word
+        when too few of them do."""
+        session, query = self.session, self.query
+        if not wanted:
+            return self.keyword
+        keyword = search(session=session, query=replace(query, offset=0, limit=self.depth))
+        weights = keyword.term_weights
+        self.held.update(held_terms(session=session, ids=[hit.id for hit in keyword.memories]))
+        whole = sum(share(self.held[hit.id], weights) >= WHOLE for hit in keyword.memories)
+        if len(weights) > 1 and whole < query.offset + query.limit:
+            # Too few keyword hits hold every word: near copies repeating some of them may
+            # have pushed the memories that hold them all down the keyword ranking.
+            complete = [
+                hit
+                for hit in holding_every_term(
+                    session=session, query=query, limit=HOLDING_EVERY_DEPTH
+                )
+                if hit.id not in self.held
+            ]
+            keyword = replace(keyword, memories=[*keyword.memories, *complete])
+            self.held.update(held_terms(session=session, ids=[hit.id for hit in complete]))
+        self.keyword = keyword
+        self.hits.update((hit.id, hit) for hit in keyword.memories)
+        return keyword
+
+    def keywords_decide(self, keyword: SearchResult) -> bool:
+        """Whether the best keyword hit holds every word of a question of several words:
+        meaning would not move it, nor the hits that hold most of the words."""
+        first = keyword.memories[0].id if keyword.memories else None
+        weights = keyword.term_weights
+        return first is not None and len(weights) > 1 and share(self.held[first], weights) >= WHOLE
+
+    def vector_side(
+        self,
+        semantic: SemanticSearch,
+        vector: "NDArray[np.float32]",
+        through: int | None,
+    ) -> None:
+        """The memories nearest the vector, and every candidate's cosine to it."""
+        session, query = self.session, self.query
+        near = semantic.nearest(
+            session,
+            vector,
+            kind="memory",
+            # User-wide memories may live in any project: the filters below keep the visible.
+            projects=query.projects if query.scope == "project" else None,
+            limit=self.depth * 2,
+            through_seq=through,
+            filters=query,  # with pgvector the vector query applies them itself
+        )
+        self._add([i for i, _ in near if i not in self.hits])
+        found = [i for i, _ in near if i in self.hits]
+        self.near = list(dict.fromkeys([*self.near, *found]))
+        self.similarity_of = {item: cos for item, cos in near if item in self.hits}
+        rest = [item for item in self.hits if item not in self.similarity_of]
+        self.similarity_of.update(semantic.similarities(vector, "memory", rest, through))
+        self.similar = (semantic, vector, through)
+
+    def bring_neighbours(self) -> None:
+        """The neighbours of each side's best candidates, and theirs (rerank.py)."""
+        keyword_ids = [hit.id for hit in self.keyword.memories]
+        seeds = keyword_ids[:NEIGHBOUR_POOL] + self.near[:NEIGHBOUR_POOL]
+        for _hop in range(NEIGHBOUR_HOPS):
+            found = neighbours(session=self.session, ids=[i for i in seeds if i not in self.around])
+            self.around.update(found)
+            seeds = list(dict.fromkeys(n for ids in found.values() for n in ids))
+            new = self._add([n for n in seeds if n not in self.hits])
+            self.brought += new
+            seeds = [n for n in seeds if n in self.hits]
+        if self.brought and self.similar is not None:
+            semantic, vector, through = self.similar
+            self.similarity_of.update(
+                semantic.similarities(vector, "memory", self.brought, through)
+            )
+
+    def speakers(self) -> dict[int, str]:
+        """Who opens each candidate, for those that open with a speaker."""
+        missing = [item for item in self.hits if item not in self.heads]
+        self.heads.update(memory_heads(session=self.session, ids=missing))
+        return {
+            item: name
+            for item, head in self.heads.items()
+            if item in self.hits and (name := speaker(head)) is not None
+        }
+
+    def candidates(self, keyword: SearchResult, weights: dict[str, float]) -> list[Candidate]:
+        """Every candidate with its meaning and the share of the question's words it holds."""
+        keyword_rank = {hit.id: rank for rank, hit in enumerate(keyword.memories, start=1)}
+        return [
             Candidate(
                 id=item,
                 keyword_rank=keyword_rank.get(item),
                 keyword_score=hit.keyword_score,
-                similarity=similarity_of.get(item),
-                coverage=coverage.get(item, 0.0),
+                similarity=self.similarity_of.get(item),
+                coverage=share(self.held.get(item, set()), weights),
             )
-            for item, hit in hits.items()
+            for item, hit in self.hits.items()
         ]
-    )
+
+    def _add(self, ids: list[int]) -> list[int]:
+        """Those of `ids` the query may show, added as candidates with their terms."""
+        visible = visible_memory_hits(session=self.session, query=self.query, ids=ids)
+        self.hits.update(visible)
+        self.held.update(held_terms(session=self.session, ids=list(visible)))
+        return [item for item in ids if item in visible]

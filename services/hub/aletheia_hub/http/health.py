@@ -47,10 +47,25 @@ async def healthz(request: Request) -> dict[str, Any]:
 
 
 def _search_state(semantic: SemanticSearch) -> dict[str, Any]:
-    """Whether search uses meaning: off, loading, ready or unavailable (with why)."""
-    state: dict[str, Any] = {"embedder": semantic.state, "model": semantic.model_name}
-    if semantic.problem:
-        state["problem"] = semantic.problem
+    """Whether search uses meaning: off, loading, ready or unavailable (with why), and the
+    backlog of vectors."""
+    state: dict[str, Any] = {
+        "embedder": semantic.state,
+        "model": semantic.model_name,
+        # Where the nearest vectors are found: "pgvector" (PostgreSQL), "memory" (this
+        # process), None until the model is loaded.
+        "vectors": semantic.vector_store,
+    }
+    if semantic.endpoint is not None:
+        state["endpoint"] = semantic.endpoint  # the embedding server, never with a key
+    problem = semantic.current_problem()
+    if problem:
+        state["problem"] = problem
+    if semantic.embedder is not None:
+        # As the worker last counted (no query here): memories and facts waiting for a
+        # vector, and how long the longest-waiting has waited.
+        state["pending"] = semantic.backlog.total
+        state["oldest_pending_seconds"] = round(semantic.backlog.oldest_seconds(), 1)
     return state
 
 

@@ -73,6 +73,21 @@ def store_gauges(db: Database, semantic: SemanticSearch) -> list[Gauge]:
                 pending,
             )
         )
+        gauges.append(
+            Gauge(
+                "aletheia_embeddings_oldest_pending_seconds",
+                "How long the memory or fact waiting longest for a vector has waited (0: none),"
+                " as the embedding worker last counted.",
+                round(semantic.backlog.oldest_seconds(), 3),
+            )
+        )
+        gauges.append(
+            Gauge(
+                "aletheia_embedded_items",
+                "Memories and facts this hub process has embedded since it started.",
+                semantic.embedded,
+            )
+        )
     gauges.append(
         Gauge(
             "aletheia_embedder_ready",

@@ -1,4 +1,5 @@
-"""Timeline: the memories just before and after one memory of a project, in time order."""
+"""Timeline: the memories just before and after one memory of a project, in time order; or
+only those of its exchange (its neighbours, one after another: see search/neighbours.py)."""
 
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -9,6 +10,7 @@ from sqlmodel import Session
 from aletheia_hub.store.search import MemoryHit, SearchQuery, search
 from aletheia_hub.store.search.filters import hit_columns, owned_by
 from aletheia_hub.store.search.model import PROJECT_SCOPE
+from aletheia_hub.store.search.neighbours import thread
 from aletheia_hub.store.tables import MEMORIES
 
 
@@ -79,4 +81,22 @@ def timeline(
         anchor=anchor,
         before=[MemoryHit(*row) for row in reversed(before_rows)],
         after=[MemoryHit(*row) for row in after_rows],
+    )
+
+
+def thread_timeline(
+    *, session: Session, anchor: MemoryHit, before: int, after: int, owner: str | None = None
+) -> Timeline:
+    """Up to `before` and `after` memories of the anchor's exchange around it (saved one after
+    another by its tool, in its session or minutes apart), those the caller may see."""
+    earlier, later = thread(session=session, anchor=anchor.id, before=before, after=after)
+    statement = select(*hit_columns(MEMORIES)).where(
+        MEMORIES.c.id.in_(earlier + later),
+        or_(MEMORIES.c.scope == PROJECT_SCOPE, owned_by(MEMORIES, owner)),
+    )
+    found = {row.id: MemoryHit(*row) for row in session.execute(statement)}
+    return Timeline(
+        anchor=anchor,
+        before=[found[i] for i in earlier if i in found],
+        after=[found[i] for i in later if i in found],
     )

@@ -8,6 +8,7 @@ from sqlalchemy import Select, and_, delete, func, insert, literal, or_, select,
 from sqlmodel import Session
 
 from aletheia_hub.clock import now_ms
+from aletheia_hub.store.pgvector import copy_saved
 from aletheia_hub.store.tables import EMBEDDINGS, FACTS, MEMORIES
 
 ItemKind = Literal["memory", "fact"]
@@ -127,7 +128,7 @@ def save_vectors(
     items: Sequence[tuple[ItemKind, int, bytes]],
 ) -> None:
     """Store (or replace) the vectors of these items; a replaced vector gets a new seq, so
-    every reader's incremental load sees it."""
+    every reader's incremental load sees it (and, with pgvector, a new copy)."""
     if not items:
         return
     for kind in (MEMORY, FACT):
@@ -153,6 +154,8 @@ def save_vectors(
             for kind, item_id, blob in items
         ],
     )
+    # With pgvector, each vector's copy in a vector column, in the same transaction.
+    copy_saved(session.connection(), items)
 
 
 def vectors_after(
@@ -189,3 +192,50 @@ def vectors_after(
         StoredVector(row.seq, row.item_kind, row.item_id, row.project, bytes(row.vector))
         for row in rows
     ]
+
+
+@dataclass(frozen=True, slots=True)
+class PendingCounts:
+    """What lacks a vector of a model: memories by project, facts, and when the oldest of
+    them was saved (None for none)."""
+
+    memories: dict[str, int]
+    facts: int
+    oldest_ms: int | None
+
+
+def pending_counts(
+    *, session: Session, model: str, after: Mapping[ItemKind, int] | None = None
+) -> PendingCounts:
+    """How many memories (by project) and facts lack a vector of `model`; with `after`, only
+    those of a greater id than its own kind's. Costs a look at each item counted."""
+    after = after or {}
+    memories = (
+        _pending_memories(model, None, after.get(MEMORY, 0))
+        .with_only_columns(MEMORIES.c.project, MEMORIES.c.created_at_ms)
+        .subquery()
+    )
+    by_project = session.execute(
+        select(memories.c.project, func.count(), func.min(memories.c.created_at_ms)).group_by(
+            memories.c.project
+        )
+    ).all()
+    facts = session.execute(
+        _pending_facts(model, None, after.get(FACT, 0)).with_only_columns(
+            func.count(), func.min(FACTS.c.valid_from_ms)
+        )
+    ).one()
+    oldest = [int(row[2]) for row in by_project if row[2] is not None]
+    if facts[1] is not None:
+        oldest.append(int(facts[1]))
+    return PendingCounts(
+        {str(row[0]): int(row[1]) for row in by_project}, int(facts[0]), min(oldest, default=None)
+    )
+
+
+def memories_in(*, session: Session, projects: Sequence[str] | None) -> int:
+    """How many memories the projects hold (None: every project)."""
+    statement = select(func.count()).select_from(MEMORIES)
+    if projects is not None:
+        statement = statement.where(MEMORIES.c.project.in_(list(projects)))
+    return int(session.execute(statement).scalar_one())

@@ -13,6 +13,7 @@ from aletheia_hub.mcp.tools.common import ItemId, MemoryType, ProjectArg, ToolAr
 from aletheia_hub.store import dismissals, memories
 from aletheia_hub.store.facts import FactInput
 from aletheia_hub.store.reach import memory_state
+from aletheia_hub.store.search.neighbours import neighbours
 
 FactPart = Annotated[str, Field(min_length=1, max_length=500)]
 
@@ -74,14 +75,31 @@ class GetObservationsArgs(ToolArgs):
         max_length=100,
         description="Memory ids from search or timeline. Unknown ids are skipped.",
     )
+    neighbours: bool = Field(
+        default=False,
+        description=(
+            "Also show the memories saved just before and after each one in its exchange "
+            "(same tool and session, or minutes apart), such as the turns around a "
+            "conversation turn."
+        ),
+    )
 
 
 def get_observations(args: GetObservationsArgs, ctx: ToolContext) -> str:
-    records = memories.get_memories(session=ctx.session, ids=args.ids, projects=ctx.projects("*"))
-    # Another owner's user-wide memory is as unknown as a missing id.
-    return formats.observations(
-        [r for r in records if auth.reaches_memory(ctx.principal, r.project, r.scope, r.owner)]
-    )
+    records = _reached(ctx, args.ids)
+    around: dict[int, list[memories.MemoryRecord]] = {}
+    if args.neighbours and records:
+        links = neighbours(session=ctx.session, ids=[record.id for record in records])
+        found = {r.id: r for r in _reached(ctx, [n for ids in links.values() for n in ids])}
+        around = {item: [found[n] for n in ids if n in found] for item, ids in links.items()}
+    return formats.observations(records, around)
+
+
+def _reached(ctx: ToolContext, ids: list[int]) -> list[memories.MemoryRecord]:
+    """The memories with these ids the caller may see; another owner's user-wide memory is as
+    unknown as a missing id."""
+    records = memories.get_memories(session=ctx.session, ids=ids, projects=ctx.projects("*"))
+    return [r for r in records if auth.reaches_memory(ctx.principal, r.project, r.scope, r.owner)]
 
 
 ItemType = Literal["memory", "observation", "fact", "episode"]

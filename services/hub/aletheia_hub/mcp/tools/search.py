@@ -138,6 +138,13 @@ class TimelineArgs(ToolArgs):
     project: ProjectArg = None
     before: int = Field(default=5, ge=0, le=50, description="Rows before the anchor, at most 50.")
     after: int = Field(default=5, ge=0, le=50, description="Rows after the anchor, at most 50.")
+    neighbours: bool = Field(
+        default=False,
+        description=(
+            "Only the anchor's exchange: memories its tool saved one after another with it "
+            "(same session, or minutes apart), such as the turns of one conversation."
+        ),
+    )
 
 
 def timeline(args: TimelineArgs, ctx: ToolContext) -> str:
@@ -153,7 +160,8 @@ def timeline(args: TimelineArgs, ctx: ToolContext) -> str:
     )
     if anchor is None:
         return "Nothing to anchor on."
-    view = timeline_store.timeline(
+    around = timeline_store.thread_timeline if args.neighbours else timeline_store.timeline
+    view = around(
         session=ctx.session,
         anchor=anchor,
         before=args.before,

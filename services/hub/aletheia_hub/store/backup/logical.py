@@ -28,6 +28,7 @@ from aletheia_hub.store.backup.tables import (
 )
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import migrate_connection
+from aletheia_hub.store.pgvector.rows import fill_vector_table, vector_table_ready
 
 FORMAT_VERSION: Final = 2
 READABLE_VERSIONS: Final = (1, 2)
@@ -133,6 +134,8 @@ def restore_logical(db: Database, source: IO[str], progress: Progress | None = N
                 progress(restored)
         reset_sequences(connection, list(tables.values()))
         migrate_connection(connection, "head")
+        if vector_table_ready(connection):
+            fill_vector_table(connection)  # derived from the restored vectors
     return restored
 
 

@@ -5,9 +5,14 @@ from typing import Final
 
 from sqlalchemy import Connection, inspect, text
 
+from aletheia_hub.store.pgvector.rows import VECTOR_TABLE
+
 MIGRATIONS_TABLE: Final = "alembic_version"  # the revision travels in the backup's header
 PER_STORE_TABLE: Final = "store_meta"  # present in a new store; a restore replaces it
 FTS5_SHADOWS: Final = ("_data", "_idx", "_content", "_docsize", "_config")
+# Made from other tables, like an index: not copied, and made again after a restore. pgvector's
+# copies of the stored vectors exist only where the extension does.
+DERIVED_TABLES: Final = (VECTOR_TABLE,)
 
 
 class BackupError(Exception):
@@ -41,7 +46,7 @@ def store_tables(connection: Connection) -> list[StoreTable]:
     shadows = {name + suffix for name in virtual for suffix in FTS5_SHADOWS}
     tables: list[StoreTable] = []
     for name, _constraints in inspector.get_sorted_table_and_fkc_names():
-        if name is None or name == MIGRATIONS_TABLE or name in shadows:
+        if name is None or name == MIGRATIONS_TABLE or name in shadows or name in DERIVED_TABLES:
             continue
         columns = [column["name"] for column in inspector.get_columns(name)]
         if name in virtual:

@@ -18,6 +18,22 @@ def term_coverage(
     if not ids or total <= 0:
         return dict.fromkeys(ids, 0.0)
     coverage = dict.fromkeys(ids, 0.0)
-    for item, held in backend_for(session).held_terms(session, ids).items():
-        coverage[item] = sum(weight for term, weight in weights.items() if term in held) / total
+    for item, held in held_terms(session=session, ids=ids).items():
+        coverage[item] = share(held, weights)
     return coverage
+
+
+def held_terms(*, session: Session, ids: Sequence[int]) -> dict[int, set[str]]:
+    """The indexed terms (title, text and file paths) of each of these memories."""
+    if not ids:
+        return {}
+    found: dict[int, set[str]] = backend_for(session).held_terms(session, ids)
+    return found
+
+
+def share(held: set[str], weights: Mapping[str, float]) -> float:
+    """The share of the terms' total weight (0 to 1) that `held` holds."""
+    total = sum(weights.values())
+    if total <= 0:
+        return 0.0
+    return sum(weight for term, weight in weights.items() if term in held) / total

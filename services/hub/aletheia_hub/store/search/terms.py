@@ -26,6 +26,10 @@ which while who whom why will with within without would yes yet you your yours y
 yourselves
 """
 STOP_WORDS: Final = frozenset(_STOP_WORD_TEXT.split())
+# What an apostrophe leaves of a word ("Caroline's", "don't", "we'll"): matched, the "s" of a
+# possessive would find every memory holding "it's" or "that's". Queries skip them; the index
+# keeps them (dropping them there would change every stored row's terms).
+CONTRACTION_PARTS: Final = frozenset({"s", "t", "d", "ll", "re", "ve", "m"})
 
 _stemmer = snowballstemmer.stemmer("english")
 
@@ -55,7 +59,11 @@ def term_set(text: str) -> set[str]:
 
 def query_terms(query: str) -> list[str]:
     """The distinct meaningful terms of a query, in order, at most MAX_QUERY_TERMS."""
-    terms = dict.fromkeys(_stem(word) for word in words(query) if word not in STOP_WORDS)
+    terms = dict.fromkeys(
+        _stem(word)
+        for word in words(query)
+        if word not in STOP_WORDS and word not in CONTRACTION_PARTS
+    )
     return list(terms)[:MAX_QUERY_TERMS]
 
 

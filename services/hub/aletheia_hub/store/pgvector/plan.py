@@ -1,0 +1,85 @@
+"""How the nearest memories are found: every distance computed over the memories that pass the
+filters, or an HNSW index scan whose results the filters then thin out.
+
+An index scan reads about `limit` / (the share of the store that passes) entries, each costing
+a graph step, a vector row and a memory row; exact ranking reads each passing memory and its
+vector once. So exact ranking wins below about sqrt(EXACT_FACTOR * limit * stored) passing
+memories (bench/scale.py prints both times per project size), and it can never be starved.
+Which side of that line a search is on comes from the planner's estimate of the filters (a
+count would read up to that many rows on every search), checked by a count that stops at the
+line when the estimate says exact.
+"""
+
+import math
+from typing import Any, Final
+
+from sqlmodel import Session
+
+from aletheia_hub.store.pgvector.rows import VECTOR_TABLE
+from aletheia_hub.store.search import driver
+
+# An iterative index scan's cost per entry read over exact ranking's per passing memory
+# (bench/scale.py: about 40 and 8 microseconds at 100,000 memories on 2 cores).
+EXACT_FACTOR: Final = 5.0
+EXACT_MIN: Final = 1_000  # exact ranking of this many takes a few milliseconds at most
+# Candidates the HNSW scan keeps (pgvector's default is 40); at least the results wanted.
+# bench/scale.py: recall of the 60 nearest against exact search rose from 0.96 (40) to 0.98.
+EF_SEARCH: Final = 100
+MIN_SCAN_TUPLES: Final = 20_000  # pgvector's default hnsw.max_scan_tuples
+SCAN_MARGIN: Final = 4  # entries read per result wanted, times the share that passes
+# The plans these queries need, whatever the planner estimates. A parallel worker costs more
+# to start than they take (on 2 cores it made exact ranking 5 times slower); past the line,
+# the index's plan must be taken, never a sort of every passing memory.
+EXACT_PLAN: Final = {"max_parallel_workers_per_gather": "0"}
+INDEX_PLAN: Final = {"max_parallel_workers_per_gather": "0", "enable_sort": "off"}
+
+
+def exact_line(limit: int, stored: float) -> int:
+    """Below this many passing memories, exact ranking is the cheaper."""
+    return max(EXACT_MIN, int(math.sqrt(EXACT_FACTOR * limit * stored)))
+
+
+def estimate_passing(session: Session, where: str, params: list[Any]) -> tuple[float, float]:
+    """The planner's estimate of the memories passing the filters, and of the stored vectors."""
+    connection: Any = session.connection().connection.driver_connection
+    cursor = connection.cursor()
+    try:
+        cursor.execute(
+            f"EXPLAIN (FORMAT JSON) SELECT 1 FROM memories m WHERE {where}", params, prepare=False
+        )
+        plan = cursor.fetchone()[0]
+    finally:
+        cursor.close()
+    stored = driver.scalar(
+        session,
+        "SELECT greatest(reltuples, 0) FROM pg_class WHERE oid = to_regclass(%s)",
+        [VECTOR_TABLE],
+    )
+    return float(plan[0]["Plan"]["Plan Rows"]), float(stored or 0)
+
+
+def count_passing(session: Session, where: str, params: list[Any], cap: int) -> int:
+    """How many memories pass the filters, counting stops at `cap`."""
+    sql = f"SELECT count(*) FROM (SELECT 1 FROM memories m WHERE {where} LIMIT %s) AS passing"
+    return int(driver.scalar(session, sql, [*params, cap]))
+
+
+def hnsw_settings(limit: int, passing: float, stored: float) -> dict[str, str]:
+    """Keep EF_SEARCH candidates (or `limit`), and scan on past them while the filters reject
+    what the index yields, up to the entries that `passing` of `stored` should need to yield
+    SCAN_MARGIN times `limit`. They stay for the transaction (they touch HNSW scans only)."""
+    scan = max(MIN_SCAN_TUPLES, int(SCAN_MARGIN * limit * stored / max(passing, 1.0)))
+    return {
+        "hnsw.ef_search": str(min(max(EF_SEARCH, limit), 1_000)),
+        "hnsw.iterative_scan": "relaxed_order",
+        "hnsw.max_scan_tuples": str(min(scan, 2**31 - 1)),
+    }
+
+
+def scope_settings(session: Session, settings: dict[str, str]) -> dict[str, str]:
+    """Set these for the transaction; the values they had, to set them back with."""
+    sql = "SELECT " + ", ".join(
+        f"current_setting('{name}', true), set_config('{name}', %s, true)" for name in settings
+    )
+    found = driver.rows(session, sql, list(settings.values()))[0]
+    return {name: str(found[2 * n]) for n, name in enumerate(settings)}

@@ -1,0 +1,126 @@
+"""Neighbours: memories one tool saved one after another in a project, in one MCP session or,
+without one, minutes apart; and the thread they make, walked from one memory."""
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from aletheia_hub.store import memories as memory_store
+from aletheia_hub.store.db import Database
+from aletheia_hub.store.dismissals import set_dismissed
+from aletheia_hub.store.search.neighbours import GAP_MS, SESSION_GAP_MS, neighbours, thread
+from tests.hub.store.bulk import BASE_MS, MINUTE_MS, store_on
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
+    with store_on(request.param, tmp_path) as store:
+        yield store
+
+
+def save(
+    database: Database,
+    monkeypatch: pytest.MonkeyPatch,
+    text: str,
+    at_ms: int,
+    *,
+    tool: str = "claude-code",
+    project: str = "chat",
+    session_id: str | None = None,
+) -> int:
+    """One memory saved through the store's save_memory at a moment; its id."""
+    monkeypatch.setattr(memory_store, "now_ms", lambda: at_ms)
+    with database.write_session() as session:
+        saved = memory_store.save_memory(
+            session=session,
+            project=project,
+            text=text,
+            title=None,
+            type="note",
+            kind="note",
+            tool=tool,
+            pinned=False,
+            session_id=session_id,
+        )
+    return saved.id
+
+
+def found(database: Database, ids: list[int]) -> dict[int, tuple[int, ...]]:
+    with database.read_session() as session:
+        return neighbours(session=session, ids=ids)
+
+
+def test_memories_one_tool_saved_one_after_another_are_neighbours(
+    database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, b, c = (save(database, monkeypatch, f"turn {n}", BASE_MS + n * MINUTE_MS) for n in range(3))
+    assert found(database, [a, b, c]) == {a: (b,), b: (a, c), c: (b,)}
+
+
+def test_memories_saved_at_the_same_moment_follow_their_saving_order(
+    database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, b, c = (save(database, monkeypatch, f"turn {n}", BASE_MS) for n in range(3))
+    assert found(database, [b]) == {b: (a, c)}
+
+
+def test_another_tool_or_project_does_not_break_an_exchange_and_has_no_part_in_it(
+    database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a = save(database, monkeypatch, "turn 1", BASE_MS)
+    other_tool = save(database, monkeypatch, "aside", BASE_MS + MINUTE_MS, tool="cursor")
+    other_project = save(database, monkeypatch, "elsewhere", BASE_MS + MINUTE_MS, project="shop")
+    b = save(database, monkeypatch, "turn 2", BASE_MS + 2 * MINUTE_MS)
+    assert found(database, [a, b, other_tool, other_project]) == {a: (b,), b: (a,)}
+
+
+def test_without_a_session_memories_further_apart_than_the_gap_are_not_neighbours(
+    database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a = save(database, monkeypatch, "turn 1", BASE_MS)
+    b = save(database, monkeypatch, "turn 2", BASE_MS + GAP_MS)
+    c = save(database, monkeypatch, "turn 3", BASE_MS + 2 * GAP_MS + 1)
+    assert found(database, [a, b, c]) == {a: (b,), b: (a,)}
+
+
+def test_in_one_session_memories_are_neighbours_up_to_the_session_gap(
+    database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a = save(database, monkeypatch, "turn 1", BASE_MS, session_id="s1")
+    b = save(database, monkeypatch, "turn 2", BASE_MS + SESSION_GAP_MS, session_id="s1")
+    c = save(database, monkeypatch, "turn 3", BASE_MS + 2 * SESSION_GAP_MS + 1, session_id="s1")
+    assert found(database, [a, b, c]) == {a: (b,), b: (a,)}
+
+
+def test_memories_of_two_sessions_are_never_neighbours(
+    database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = save(database, monkeypatch, "one 1", BASE_MS, session_id="s1")
+    other = save(database, monkeypatch, "two 1", BASE_MS + MINUTE_MS, session_id="s2")
+    second = save(database, monkeypatch, "one 2", BASE_MS + 2 * MINUTE_MS, session_id="s1")
+    assert found(database, [first, other, second]) == {first: (second,), second: (first,)}
+
+
+def test_a_dismissed_memory_is_no_ones_neighbour(
+    database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, b, c = (save(database, monkeypatch, f"turn {n}", BASE_MS + n * MINUTE_MS) for n in range(3))
+    with database.write_session() as session:
+        set_dismissed(
+            session=session, item_type="memory", item_id=b, dismissed=True, reason=None, tool="t"
+        )
+    assert found(database, [a, c]) == {a: (c,), c: (a,)}
+
+
+def test_a_thread_walks_the_exchange_away_from_its_anchor(
+    database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    turns = [save(database, monkeypatch, f"turn {n}", BASE_MS + n * MINUTE_MS) for n in range(6)]
+    save(database, monkeypatch, "aside", BASE_MS + 150_000, tool="cursor")
+    with database.read_session() as session:
+        assert thread(session=session, anchor=turns[2], before=5, after=2) == (
+            turns[:2],
+            turns[3:5],
+        )
+        assert thread(session=session, anchor=turns[0], before=3, after=0) == ([], [])
