@@ -5,6 +5,7 @@ shown as "local")."""
 from collections.abc import Iterable
 from typing import Any
 
+from sqlalchemy import Connection
 from sqlmodel import Session
 
 from aletheia_hub.mcp.call_state import CallState
@@ -23,9 +24,9 @@ def audit_call(
     arguments: Any,
     outcome: Outcome,
 ) -> None:
-    """One audit row for a tools/call, in a write session of its own."""
-    with db.write_session() as session:
-        audit_in(session, tool_set, state, tool_name, arguments, outcome)
+    """One audit row for a tools/call, in a write transaction of its own."""
+    with db.write_connection() as connection:
+        _record(connection, tool_set, state, tool_name, arguments, outcome)
 
 
 def audit_in(
@@ -37,15 +38,24 @@ def audit_in(
     outcome: Outcome,
 ) -> None:
     """audit_call in a write session of the caller's, committed with its work."""
+    _record(session.connection(), tool_set, state, tool_name, arguments, outcome)
+
+
+def _record(
+    connection: Connection,
+    tool_set: ToolSet,
+    state: CallState,
+    tool_name: Any,
+    arguments: Any,
+    outcome: Outcome,
+) -> None:
     requested = arguments.get("project") if isinstance(arguments, dict) else None
     project = _printable(requested, 200) if isinstance(requested, str) else ""
     if not project:
         project = state.project
-    # A caller may name anything as the tool, a pasted secret too: the row keeps it redacted.
-    tool = _printable(redact(tool_name).text, 100) if isinstance(tool_name, str) else ""
-    operation = _printable(redact(tool_set.operation(tool_name)).text, 100) if tool else ""
+    tool, operation = _names(tool_set, tool_name)
     record_call(
-        session=session,
+        connection=connection,
         token_id=state.principal.token_id,
         tool=tool or "?",
         operation=operation or "?",
@@ -63,6 +73,17 @@ def audit_refused(
             audit_call(
                 db, tool_set, state, call.params.get("name"), call.params.get("arguments"), outcome
             )
+
+
+def _names(tool_set: ToolSet, tool_name: Any) -> tuple[str, str]:
+    """The tool as called and its operation, fit for the audit table. A tool of the set is
+    named as it is; a caller may name anything else, a pasted secret too: that is redacted."""
+    if not isinstance(tool_name, str):
+        return "", ""
+    if tool_name in tool_set.tool_names:
+        return tool_name, tool_set.operation(tool_name)
+    tool = _printable(redact(tool_name).text, 100)
+    return tool, _printable(redact(tool_set.operation(tool_name)).text, 100) if tool else ""
 
 
 def _printable(value: str, limit: int) -> str:

@@ -34,6 +34,10 @@ class ToolSet:
     instructions: str
     operations: Mapping[str, str] = field(default_factory=dict)
     text_names: Mapping[str, str] = field(default_factory=dict)
+    tool_names: frozenset[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "tool_names", frozenset(tool.name for tool in self.tools))
 
     def operation(self, tool_name: str) -> str:
         """The canonical operation behind a tool name of this set."""

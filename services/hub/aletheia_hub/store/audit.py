@@ -4,11 +4,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from sqlalchemy import ColumnElement, Select, and_, func, select
+from sqlalchemy import ColumnElement, Connection, Select, and_, func, insert, select
 from sqlmodel import Session
 
 from aletheia_hub.clock import now_ms
-from aletheia_hub.store.models import AuditRow
 from aletheia_hub.store.tables import AUDIT_LOG
 
 Outcome = Literal["ok", "error", "refused", "rate-limited"]
@@ -29,24 +28,30 @@ class AuditEntry:
 
 def record_call(
     *,
-    session: Session,
+    connection: Connection,
     token_id: str | None,
     tool: str,
     operation: str,
     project: str | None,
     result: Outcome,
 ) -> None:
-    """Add one audit row for one tools/call: the tool as called and its canonical operation."""
-    session.add(
-        AuditRow(
-            at_ms=now_ms(),
-            token_id=token_id,
-            tool=tool[:100],
-            operation=operation[:100],
-            project=project,
-            result=result,
-        )
+    """Add one audit row for one tools/call: the tool as called and its canonical operation.
+    A Core insert: a read tool's call writes only this row, and the ORM would cost more than
+    the write (bench/roundtrip.py)."""
+    connection.execute(
+        _INSERT_CALL,
+        {
+            "at_ms": now_ms(),
+            "token_id": token_id,
+            "tool": tool[:100],
+            "operation": operation[:100],
+            "project": project,
+            "result": result,
+        },
     )
+
+
+_INSERT_CALL: Final = insert(AUDIT_LOG)
 
 
 def list_calls(

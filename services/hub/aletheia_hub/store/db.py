@@ -70,6 +70,17 @@ class Database:
         with self._write_lock:
             yield from _committing_session(self._write_engine)
 
+    @contextmanager
+    def write_connection(self) -> Iterator[Connection]:
+        """A plain connection whose statements are committed as one transaction, or not at
+        all: write_session without the ORM, for one small write on a hot path."""
+        if self._write_lock is None:
+            with self._write_engine.begin() as connection:
+                yield connection
+            return
+        with self._write_lock, self._write_engine.begin() as connection:
+            yield connection
+
     def dispose(self) -> None:
         """Close every pooled connection."""
         self.engine.dispose()
