@@ -37,7 +37,7 @@ from hubs import read_postings, running_hub, wait_for_postings
 from sqlalchemy.engine import make_url
 
 from aletheia_hub.clock import now_ms
-from aletheia_hub.store import memories
+from aletheia_hub.store import memories, memory_rows
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import upgrade_to_head
 from aletheia_hub.store.search import SearchQuery, search
@@ -161,7 +161,7 @@ def build(url: str, size: int, corpus: Corpus) -> float:
     upgrade_to_head(db.engine)
     start, end = time.perf_counter(), now_ms()
     moments = iter(range(end - SPAN_DAYS * DAY_MS, end, SPAN_DAYS * DAY_MS // size))
-    with patch.object(memories, "now_ms", lambda: next(moments)):  # spread created_at
+    with patch.object(memory_rows, "now_ms", lambda: next(moments)):  # spread created_at
         for first in range(0, size, BATCH):
             with db.write_session() as session:
                 for n in range(first, min(size, first + BATCH)):

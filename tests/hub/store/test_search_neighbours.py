@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from aletheia_hub.store import memories as memory_store
+from aletheia_hub.store import memory_rows
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.dismissals import set_dismissed
 from aletheia_hub.store.search.neighbours import GAP_MS, SESSION_GAP_MS, neighbours, thread
@@ -30,7 +31,7 @@ def save(
     session_id: str | None = None,
 ) -> int:
     """One memory saved through the store's save_memory at a moment; its id."""
-    monkeypatch.setattr(memory_store, "now_ms", lambda: at_ms)
+    monkeypatch.setattr(memory_rows, "now_ms", lambda: at_ms)
     with database.write_session() as session:
         saved = memory_store.save_memory(
             session=session,

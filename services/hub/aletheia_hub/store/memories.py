@@ -1,26 +1,38 @@
-"""Memories: save with dedupe, fetch by id."""
+"""Memories: save with dedupe (the row is written by memory_rows.py), fetch by id."""
 
-import hashlib
 import json
 from collections.abc import Sequence
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Final
 
-from sqlalchemy import Connection, bindparam, insert, select
+from sqlalchemy import Connection, bindparam, select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from aletheia_hub.clock import now_ms
-from aletheia_hub.redact import redact, redact_fact
-from aletheia_hub.store.entries import insert_entry
+from aletheia_hub.redact import redact_fact
 from aletheia_hub.store.facts import FactInput, record_facts
-from aletheia_hub.store.search import index_memory
+from aletheia_hub.store.memory_rows import (
+    DEFAULT_IMPORTANCE,
+    TITLE_FROM_TEXT_CHARS,
+    MemoryDraft,
+    clean_memory,
+    content_hash,
+    default_title,
+    write_memory,
+)
 from aletheia_hub.store.search.model import PROJECT_SCOPE, USER_SCOPE
 from aletheia_hub.store.tables import FACTS, MEMORIES, MEMORY_FILES
 
-TITLE_FROM_TEXT_CHARS = 100
-DEFAULT_IMPORTANCE = 3
+__all__ = [
+    "DEFAULT_IMPORTANCE",
+    "TITLE_FROM_TEXT_CHARS",
+    "MemoryRecord",
+    "SavedMemory",
+    "content_hash",
+    "default_title",
+    "get_memories",
+    "save_memory",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,22 +66,6 @@ class MemoryRecord:
     revision_reason: str | None = None
 
 
-def content_hash(
-    title: str, text: str, scope: str = PROJECT_SCOPE, owner: str | None = None
-) -> str:
-    """The dedupe key of a memory within its project. A user-wide memory's includes its
-    owner: one owner's memory never answers for, nor stands in the way of, another's."""
-    key = f"{title}\x00{text}"
-    if scope == USER_SCOPE:
-        key += f"\x00user\x00{owner or ''}"
-    return hashlib.sha256(key.encode()).hexdigest()
-
-
-def default_title(text: str) -> str:
-    """A title for a memory saved without one: the first 100 characters of its text."""
-    return " ".join(text.split())[:TITLE_FROM_TEXT_CHARS]
-
-
 def save_memory(
     *,
     session: Session,
@@ -93,109 +89,47 @@ def save_memory(
     Secrets are redacted from the text, title, files, concepts and facts before anything is
     hashed or stored. A user-scope memory belongs to `owner` (None on the local server).
     """
-    clean_text = redact(text)
-    # A default title comes from the already-redacted text: it is redacted again (joining the
-    # text's lines, or cutting it, can show a secret anew), but whatever it finds is one of the
-    # text's secrets, so the two count as many as the larger finds, never as their sum.
-    clean_title = redact(title) if title else redact(default_title(clean_text.text))
-    clean_files = [redact(path) for path in files]
-    clean_concepts = [redact(concept) for concept in concepts]
+    memory = clean_memory(
+        MemoryDraft(
+            project=project,
+            text=text,
+            title=title,
+            type=type,
+            kind=kind,
+            tool=tool,
+            pinned=pinned,
+            files=files,
+            concepts=concepts,
+            session_id=session_id,
+            scope=scope,
+            owner=owner if scope == USER_SCOPE else None,
+            importance=importance,
+        )
+    )
     clean_facts = [_redacted_fact(fact) for fact in facts]
-    in_text_and_title = (
-        clean_text.count + clean_title.count if title else max(clean_text.count, clean_title.count)
-    )
-    redacted = (
-        in_text_and_title
-        + sum(path.count for path in clean_files)
-        + sum(concept.count for concept in clean_concepts)
-        + sum(count for _, count in clean_facts)
-    )
-    concepts_json = json.dumps(list(dict.fromkeys(concept.text for concept in clean_concepts)))
-    text, title = clean_text.text, clean_title.text
-    digest = content_hash(title, text, scope, owner)
-    # Core statements built once, on the session's connection: the rows are written as the
-    # ORM wrote them, without its unit of work (most of a save's time).
+    redacted = memory.redacted + sum(count for _, count in clean_facts)
     session.flush()  # anything the caller added first is written first, as before
     connection = session.connection()
-    existing = _find_by_hash(connection, project, digest)
-    if existing is not None:
-        added = record_facts(
-            session=session, project=project, facts=[f for f, _ in clean_facts], memory_id=existing
-        )
-        return SavedMemory(existing, project, False, redacted, added)
-    created_at = now_ms()
-    unique_files = list(dict.fromkeys(path.text for path in clean_files))
-    try:
-        with _insert_transaction(connection):
-            memory_id = insert_entry(connection, kind="memory", at_ms=created_at)
-            connection.execute(
-                _NEW_MEMORY,
-                {
-                    "id": memory_id,
-                    "project": project,
-                    "title": title,
-                    "text": text,
-                    "type": type,
-                    "kind": kind,
-                    "tool": tool,
-                    "pinned": pinned,
-                    "content_hash": digest,
-                    "session_id": session_id,
-                    "created_at_ms": created_at,
-                    "dismissed_at_ms": None,
-                    "revision_of": None,
-                    "superseded_at_ms": None,
-                    "revision_reason": None,
-                    "scope": scope,
-                    "owner": owner if scope == USER_SCOPE else None,
-                    "importance": importance,
-                    "concepts_json": concepts_json,
-                },
-            )
-            if unique_files:
-                connection.execute(
-                    _NEW_FILE, [{"memory_id": memory_id, "path": path} for path in unique_files]
-                )
-    except IntegrityError:
-        # A concurrent save of the same memory won the race: answer with its id.
-        found = _find_by_hash(connection, project, digest)
-        if found is None:
-            raise
-        added = record_facts(
-            session=session, project=project, facts=[f for f, _ in clean_facts], memory_id=found
-        )
-        return SavedMemory(found, project, False, redacted, added)
-    index_memory(
-        session=session,
-        memory_id=memory_id,
-        project=project,
-        title=title,
-        text=text,
-        files=unique_files,
-    )
+    memory_id = _find_by_hash(connection, project, memory.content_hash)
+    created = memory_id is None
+    if memory_id is None:
+        try:
+            memory_id = write_memory(session, memory)
+        except IntegrityError:
+            # A concurrent save of the same memory won the race: answer with its id.
+            memory_id = _find_by_hash(connection, project, memory.content_hash)
+            if memory_id is None:
+                raise
+            created = False
     added = record_facts(
         session=session, project=project, facts=[f for f, _ in clean_facts], memory_id=memory_id
     )
-    return SavedMemory(memory_id, project, True, redacted, added)
+    return SavedMemory(memory_id, project, created, redacted, added)
 
 
 _ID_BY_HASH: Final = select(MEMORIES.c.id).where(
     MEMORIES.c.project == bindparam("project"), MEMORIES.c.content_hash == bindparam("digest")
 )
-_NEW_MEMORY: Final = insert(MEMORIES)
-_NEW_FILE: Final = insert(MEMORY_FILES)
-
-
-def _insert_transaction(connection: Connection) -> AbstractContextManager[object]:
-    """A savepoint around a new memory's rows where a concurrent save of the same memory can
-    make them fail (PostgreSQL): the transaction goes on after the IntegrityError.
-
-    SQLite needs none: there the dedupe lookup and the insert share one write transaction
-    that no other writer can enter (BEGIN IMMEDIATE; a deferred one that read an older
-    snapshot fails to write with "database is locked", never with a duplicate), so the
-    insert cannot meet a row the lookup missed, and any other failure rolls back the whole
-    transaction."""
-    return nullcontext() if connection.dialect.name == "sqlite" else connection.begin_nested()
 
 
 def _redacted_fact(fact: FactInput) -> tuple[FactInput, int]:

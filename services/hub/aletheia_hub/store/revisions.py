@@ -1,25 +1,24 @@
 """Immutable revisions: a revised memory is replaced by a new one and kept, superseded."""
 
-import hashlib
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from sqlalchemy import Row, select, update
+from sqlalchemy import Row, select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
 from aletheia_hub.clock import now_ms
-from aletheia_hub.redact import redact
-from aletheia_hub.store.entries import next_entry_id
 from aletheia_hub.store.errors import StoreError
-from aletheia_hub.store.memories import concepts_of, content_hash
-from aletheia_hub.store.models import Memory, MemoryFile
-from aletheia_hub.store.search import index_memory
+from aletheia_hub.store.memories import concepts_of
+from aletheia_hub.store.memory_rows import (
+    MemoryDraft,
+    clean_memory,
+    supersede,
+    write_memory,
+)
 from aletheia_hub.store.tables import MEMORIES, MEMORY_FILES
 
-REASON_MAX_CHARS: Final = 1000
 MAX_LINEAGE: Final = 1000  # a guard against a cycle no tool can make
 
 
@@ -70,11 +69,6 @@ class LineageEntry:
     removed: bool
 
 
-def superseded_hash(old_hash: str, memory_id: int) -> str:
-    """The dedupe key a superseded memory keeps, freeing its own for the new revision."""
-    return hashlib.sha256(f"{old_hash}:superseded:{memory_id}".encode()).hexdigest()
-
-
 def revise_memory(
     *,
     session: Session,
@@ -93,80 +87,49 @@ def revise_memory(
         raise StoreError(f"No memory {memory_id}.")
     if old.superseded_at_ms is not None:
         raise AlreadySuperseded(memory_id, _newer_revision(session, memory_id))
-    title = redact(change.title) if change.title is not None else None
-    text = redact(change.text) if change.text is not None else None
-    concepts = [redact(concept) for concept in change.concepts or ()]
-    reason = redact(change.reason) if change.reason else None
-    redacted = (
-        (title.count if title else 0)
-        + (text.count if text else 0)
-        + sum(concept.count for concept in concepts)
-        + (reason.count if reason else 0)
-    )
-    new_title = title.text if title else old.title
-    new_text = text.text if text else old.text
-    moment = now_ms()
-    marked = session.exec(
-        update(MEMORIES)
-        .where(MEMORIES.c.id == memory_id, MEMORIES.c.superseded_at_ms.is_(None))
-        .values(superseded_at_ms=moment, content_hash=superseded_hash(old.content_hash, memory_id))
-    )
-    if not marked.rowcount:  # a concurrent revise won
-        raise AlreadySuperseded(memory_id, _newer_revision(session, memory_id))
     files = list(
         session.execute(
             select(MEMORY_FILES.c.path).where(MEMORY_FILES.c.memory_id == memory_id)
         ).scalars()
     )
-    new_concepts = (
-        list(dict.fromkeys(concept.text for concept in concepts))
-        if change.concepts is not None
-        else list(concepts_of(old.concepts_json))
+    moment = now_ms()
+    # What the change leaves as it was comes from the old row, already clean: only the new
+    # values can hold secrets, so only they count.
+    memory = clean_memory(
+        MemoryDraft(
+            project=old.project,
+            text=change.text if change.text is not None else old.text,
+            title=change.title if change.title is not None else old.title,
+            type=change.type or old.type,
+            kind=old.kind,
+            tool=tool,
+            pinned=old.pinned,
+            files=files,
+            concepts=(
+                change.concepts if change.concepts is not None else concepts_of(old.concepts_json)
+            ),
+            session_id=session_id,
+            scope=old.scope,
+            owner=old.owner,
+            importance=change.importance or old.importance,
+            created_at_ms=moment,
+            revision_of=memory_id,
+            revision_reason=change.reason or None,
+        )
     )
+    if not supersede(session.connection(), memory_id, old.content_hash, moment):
+        raise AlreadySuperseded(memory_id, _newer_revision(session, memory_id))
     try:
-        with session.begin_nested():
-            new_id = next_entry_id(session=session, kind="memory", at_ms=moment)
-            session.add(
-                Memory(
-                    id=new_id,
-                    project=old.project,
-                    title=new_title,
-                    text=new_text,
-                    type=change.type or old.type,
-                    kind=old.kind,
-                    tool=tool,
-                    pinned=old.pinned,
-                    content_hash=content_hash(new_title, new_text, old.scope, old.owner),
-                    session_id=session_id,
-                    created_at_ms=moment,
-                    revision_of=memory_id,
-                    revision_reason=reason.text[:REASON_MAX_CHARS] if reason else None,
-                    scope=old.scope,
-                    owner=old.owner,
-                    importance=change.importance or old.importance,
-                    concepts_json=json.dumps(new_concepts),
-                )
-            )
-            session.flush()
-            for path in files:
-                session.add(MemoryFile(memory_id=new_id, path=path))
-            session.flush()
+        new_id = write_memory(session, memory)
     except IntegrityError:
         same = session.execute(
             select(MEMORIES.c.id).where(
                 MEMORIES.c.project == old.project,
-                MEMORIES.c.content_hash == content_hash(new_title, new_text, old.scope, old.owner),
+                MEMORIES.c.content_hash == memory.content_hash,
             )
         ).scalar_one_or_none()
         raise SameAsExisting(same) from None
-    index_memory(
-        session=session,
-        memory_id=new_id,
-        project=old.project,
-        title=new_title,
-        text=new_text,
-        files=files,
-    )
+    redacted = memory.redacted
     return Revised(old_id=memory_id, new_id=new_id, project=old.project, redacted=redacted)
 
 

@@ -31,7 +31,7 @@ caller may change.
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
 
 from sqlalchemy import delete, select, text, update
@@ -41,13 +41,18 @@ from sqlmodel import Session
 from aletheia_hub.clock import now_ms
 from aletheia_hub.redact import redact, redact_json
 from aletheia_hub.store.entries import next_entry_id
-from aletheia_hub.store.memories import content_hash
+from aletheia_hub.store.memory_rows import (
+    CleanMemory,
+    MemoryDraft,
+    clean_memory,
+    content_hash,
+    supersede,
+    superseded_hash,
+    write_memory,
+)
 from aletheia_hub.store.models import (
     Dismissal,
-    Entry,
     Fact,
-    Memory,
-    MemoryFile,
     WorkStateList,
 )
 from aletheia_hub.store.portable.document import (
@@ -62,8 +67,7 @@ from aletheia_hub.store.portable.document import (
 )
 from aletheia_hub.store.portable.export import readable_by
 from aletheia_hub.store.portable.rules import RuleAccess, RuleImport
-from aletheia_hub.store.revisions import superseded_hash
-from aletheia_hub.store.search import index_fact, index_memory
+from aletheia_hub.store.search import index_fact
 from aletheia_hub.store.tables import ENTRIES, FACTS, MEMORIES, WORK_STATE_LISTS
 
 ImportMode = Literal["skip", "merge", "replace"]
@@ -199,9 +203,33 @@ class _Import:
         """Whose a user-wide observation becomes: its own owner or the importer."""
         return obs.owner if self.keep_owners else self.owner
 
+    def _draft(self, obs: Observation) -> CleanMemory:
+        """The observation as a memory of this project, redacted (its revision link and
+        superseded time are set when it is written)."""
+        return clean_memory(
+            MemoryDraft(
+                project=self.project,
+                text=obs.narrative,
+                title=obs.title,
+                type=obs.type,
+                kind=obs.kind,
+                tool=obs.tool,
+                pinned=obs.pinned,
+                files=obs.files,
+                concepts=obs.concepts,
+                session_id=obs.session_id,
+                scope=obs.scope,
+                owner=self._owner(obs) if obs.scope == "user" else None,
+                importance=obs.importance,
+                created_at_ms=obs.created_at_ms,
+                dismissed_at_ms=obs.removed_at_ms,
+                revision_reason=obs.revision_reason,
+            )
+        )
+
     def observation(self, obs: Observation) -> None:
-        title, narrative = redact(obs.title).text, redact(obs.narrative).text
-        digest = content_hash(title, narrative)
+        memory = self._draft(obs)
+        digest = content_hash(memory.title, memory.text)
         existing = self.by_content.get((obs.created_at_ms, digest))
         if existing is not None:
             self.ids[obs.id] = existing
@@ -209,17 +237,16 @@ class _Import:
             return
         parent = self.ids.get(obs.revision_of) if obs.revision_of is not None else None
         if parent is not None and parent not in self.added:
-            self._revision_of_held(obs, title, narrative, parent)
+            self._revision_of_held(obs, memory, parent)
             return
-        stored = content_hash(title, narrative, obs.scope, self._owner(obs))
-        if obs.superseded_at_ms is None and stored in self.current_by_hash:
-            self.ids[obs.id] = self.current_by_hash[stored]
+        if obs.superseded_at_ms is None and memory.content_hash in self.current_by_hash:
+            self.ids[obs.id] = self.current_by_hash[memory.content_hash]
             self.counts.skipped += 1
             return
-        self._insert(obs, title, narrative, revision_of=parent, superseded_at=obs.superseded_at_ms)
+        self._insert(obs, memory, revision_of=parent, superseded_at=obs.superseded_at_ms)
         self.counts.added += 1
 
-    def _revision_of_held(self, obs: Observation, title: str, narrative: str, parent: int) -> None:
+    def _revision_of_held(self, obs: Observation, memory: CleanMemory, parent: int) -> None:
         """A revision of a line the store holds: skipped, merged into it, or made current."""
         if self.mode == "skip":
             self.counts.skipped += 1
@@ -229,12 +256,10 @@ class _Import:
         newer = self.mode == "replace" or obs.created_at_ms > base_row.created_at_ms
         if newer and not base_row.superseded:
             self._supersede(base, obs.created_at_ms)
-            self._insert(
-                obs, title, narrative, revision_of=base, superseded_at=obs.superseded_at_ms
-            )
+            self._insert(obs, memory, revision_of=base, superseded_at=obs.superseded_at_ms)
         else:
             superseded_at = obs.superseded_at_ms or now_ms()
-            self._insert(obs, title, narrative, revision_of=parent, superseded_at=superseded_at)
+            self._insert(obs, memory, revision_of=parent, superseded_at=superseded_at)
         if self.mode == "replace":
             self.counts.replaced += 1
         else:
@@ -249,88 +274,50 @@ class _Import:
 
     def _supersede(self, memory_id: int, at_ms: int) -> None:
         row = self.held[memory_id]
-        new_hash = superseded_hash(row.content_hash, memory_id)
-        self.session.execute(
-            update(MEMORIES)
-            .where(MEMORIES.c.id == memory_id)
-            .values(superseded_at_ms=at_ms, content_hash=new_hash)
-        )
+        supersede(self.session.connection(), memory_id, row.content_hash, at_ms)
         self.current_by_hash.pop(row.content_hash, None)
-        row.superseded, row.content_hash = True, new_hash
+        row.superseded = True
+        row.content_hash = superseded_hash(row.content_hash, memory_id)
 
     def _insert(
         self,
         obs: Observation,
-        title: str,
-        narrative: str,
+        memory: CleanMemory,
         *,
         revision_of: int | None,
         superseded_at: int | None,
     ) -> None:
-        memory_id = self._take_id(number(obs.id), obs.created_at_ms)
-        owner = self._owner(obs)
-        digest = content_hash(title, narrative, obs.scope, owner)
-        stored_hash = digest if superseded_at is None else superseded_hash(digest, memory_id)
-        files = list(dict.fromkeys(redact(path).text for path in obs.files))
-        concepts = list(dict.fromkeys(redact(concept).text for concept in obs.concepts))
-        self.session.add(
-            Memory(
-                id=memory_id,
-                project=self.project,
-                title=title,
-                text=narrative,
-                type=obs.type,
-                kind=obs.kind,
-                tool=obs.tool,
-                pinned=obs.pinned,
-                content_hash=stored_hash,
-                session_id=obs.session_id,
-                created_at_ms=obs.created_at_ms,
-                dismissed_at_ms=obs.removed_at_ms,
-                revision_of=revision_of,
-                superseded_at_ms=superseded_at,
-                revision_reason=redact(obs.revision_reason).text if obs.revision_reason else None,
-                scope=obs.scope,
-                owner=owner if obs.scope == "user" else None,
-                importance=obs.importance,
-                concepts_json=json.dumps(concepts),
-            )
+        placed = replace(
+            memory,
+            draft=replace(memory.draft, revision_of=revision_of, superseded_at_ms=superseded_at),
         )
-        self.session.flush()
-        for path in files:
-            self.session.add(MemoryFile(memory_id=memory_id, path=path))
-        self.session.flush()
-        index_memory(
-            session=self.session,
-            memory_id=memory_id,
-            project=self.project,
-            title=title,
-            text=narrative,
-            files=files,
+        memory_id = write_memory(self.session, placed, memory_id=self._free_id(number(obs.id)))
+        stored_hash = (
+            memory.content_hash
+            if superseded_at is None
+            else superseded_hash(memory.content_hash, memory_id)
         )
         self.ids[obs.id] = memory_id
         self.added.add(memory_id)
         held = _Held(memory_id, obs.created_at_ms, superseded_at is not None, False, stored_hash)
         self.held[memory_id] = held
-        self.by_content[(obs.created_at_ms, digest)] = memory_id
+        self.by_content[(obs.created_at_ms, content_hash(memory.title, memory.text))] = memory_id
         if superseded_at is None:
             self.current_by_hash[stored_hash] = memory_id
         if revision_of is not None:
             self.children[revision_of] = max(memory_id, self.children.get(revision_of, 0))
 
-    def _take_id(self, wanted: int, at_ms: int) -> int:
-        """The exported id when the store has no entry with it, else the next one."""
+    def _free_id(self, wanted: int) -> int | None:
+        """The exported id when the store has no entry with it, else None (the next one)."""
         if wanted <= 2**31 - 1:
             taken = self.session.execute(
                 select(ENTRIES.c.id).where(ENTRIES.c.id == wanted)
             ).scalar_one_or_none()
             if taken is None:
-                self.session.add(Entry(id=wanted, kind="memory", created_at_ms=at_ms))
-                self.session.flush()
                 self.sequence_behind = True
                 return wanted
         self.sync_sequence()
-        return next_entry_id(session=self.session, kind="memory", at_ms=at_ms)
+        return None
 
     def sync_sequence(self) -> None:
         """Move PostgreSQL's entry sequence past ids written explicitly (SQLite takes the
