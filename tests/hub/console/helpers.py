@@ -55,7 +55,7 @@ def seed(db: Database) -> dict[str, int]:
         )
         for project in ("shop", "billing"):
             audit.record_call(
-                session=session,
+                connection=session.connection(),
                 token_id=None,
                 tool="search",
                 operation="search",

@@ -32,7 +32,7 @@ def add_memories(settings: Settings, count: int, project: str = "shop") -> None:
                     facts=[],
                 )
                 audit.record_call(
-                    session=session,
+                    connection=session.connection(),
                     token_id=None,
                     tool="search",
                     operation="search",

@@ -52,6 +52,30 @@ def set_dismissed(
     )
     if not result.rowcount:
         return False
+    record_trail(
+        session,
+        item_type=item_type,
+        item_id=item_id,
+        dismissed=dismissed,
+        reason=reason,
+        tool=tool,
+        at_ms=moment,
+    )
+    return True
+
+
+def record_trail(
+    session: Session,
+    *,
+    item_type: ItemType,
+    item_id: int,
+    dismissed: bool,
+    reason: str | None,
+    tool: str,
+    at_ms: int,
+) -> None:
+    """The one way a dismiss/restore trail row is written: its reason redacted and cut to 300
+    characters."""
     session.add(
         Dismissal(
             item_type=item_type,
@@ -59,8 +83,7 @@ def set_dismissed(
             action="dismiss" if dismissed else "restore",
             reason=redact(reason).text[:REASON_MAX_CHARS] if reason else None,
             tool=tool,
-            at_ms=moment,
+            at_ms=at_ms,
         )
     )
     session.flush()
-    return True

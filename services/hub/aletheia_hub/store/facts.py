@@ -8,6 +8,7 @@ from sqlalchemy import Row, func, or_, select, update
 from sqlmodel import Session
 
 from aletheia_hub.clock import now_ms
+from aletheia_hub.redact import redact_fact
 from aletheia_hub.store.models import Fact
 from aletheia_hub.store.search import index_fact
 from aletheia_hub.store.tables import FACTS
@@ -59,27 +60,52 @@ def record_facts(
                 .where(FACTS.c.id.in_([row.id for row in current]))
                 .values(valid_to_ms=moment)
             )
-        row = Fact(
-            project=project,
-            subject=fact.subject,
-            predicate=fact.predicate,
-            object=fact.object,
-            memory_id=memory_id,
-            valid_from_ms=moment,
-        )
-        session.add(row)
-        session.flush()
-        assert row.id is not None
-        index_fact(
-            session=session,
-            fact_id=row.id,
-            project=project,
-            subject=fact.subject,
-            predicate=fact.predicate,
-            obj=fact.object,
-        )
+        insert_fact(session, project, fact, memory_id=memory_id, valid_from_ms=moment)
         added += 1
     return added
+
+
+def clean_fact(subject: str, predicate: str, obj: str) -> tuple[FactInput, int]:
+    """A fact with secrets redacted (a secret split across its parts too), and how many."""
+    parts = redact_fact(subject, predicate, obj)
+    clean = FactInput(subject=parts[0].text, predicate=parts[1].text, object=parts[2].text)
+    return clean, sum(part.count for part in parts)
+
+
+def insert_fact(
+    session: Session,
+    project: str,
+    fact: FactInput,
+    *,
+    memory_id: int | None,
+    valid_from_ms: int,
+    valid_to_ms: int | None = None,
+    dismissed_at_ms: int | None = None,
+) -> int:
+    """The one way a fact row is written (from clean_fact's output): the row and its keyword
+    index; its id."""
+    row = Fact(
+        project=project,
+        subject=fact.subject,
+        predicate=fact.predicate,
+        object=fact.object,
+        memory_id=memory_id,
+        valid_from_ms=valid_from_ms,
+        valid_to_ms=valid_to_ms,
+        dismissed_at_ms=dismissed_at_ms,
+    )
+    session.add(row)
+    session.flush()
+    assert row.id is not None
+    index_fact(
+        session=session,
+        fact_id=row.id,
+        project=project,
+        subject=fact.subject,
+        predicate=fact.predicate,
+        obj=fact.object,
+    )
+    return row.id
 
 
 def fact_history(

@@ -9,8 +9,7 @@ from sqlalchemy import Connection, bindparam, select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from aletheia_hub.redact import redact_fact
-from aletheia_hub.store.facts import FactInput, record_facts
+from aletheia_hub.store.facts import FactInput, clean_fact, record_facts
 from aletheia_hub.store.memory_rows import (
     DEFAULT_IMPORTANCE,
     TITLE_FROM_TEXT_CHARS,
@@ -106,7 +105,7 @@ def save_memory(
             importance=importance,
         )
     )
-    clean_facts = [_redacted_fact(fact) for fact in facts]
+    clean_facts = [clean_fact(fact.subject, fact.predicate, fact.object) for fact in facts]
     redacted = memory.redacted + sum(count for _, count in clean_facts)
     session.flush()  # anything the caller added first is written first, as before
     connection = session.connection()
@@ -130,12 +129,6 @@ def save_memory(
 _ID_BY_HASH: Final = select(MEMORIES.c.id).where(
     MEMORIES.c.project == bindparam("project"), MEMORIES.c.content_hash == bindparam("digest")
 )
-
-
-def _redacted_fact(fact: FactInput) -> tuple[FactInput, int]:
-    parts = redact_fact(fact.subject, fact.predicate, fact.object)
-    clean = FactInput(subject=parts[0].text, predicate=parts[1].text, object=parts[2].text)
-    return clean, sum(part.count for part in parts)
 
 
 # Built once: get_observations runs them on every call.

@@ -30,44 +30,87 @@ def stored_name(name: str) -> str:
     return redact(name).text[:NAME_MAX_CHARS]
 
 
-def write_list(
-    *, session: Session, project: str, name: str, items: Sequence[Any], tool: str
-) -> SavedList:
-    """Replace the list's items (creating the list on first write); its id stays the same.
+@dataclass(frozen=True, slots=True)
+class CleanList:
+    """A list's name and items with secrets redacted (`redacted` counts them)."""
 
-    Secrets are redacted from the name and the items: every string and key, and whole values
-    kept under a secret's name (`{"password": ...}`).
-    """
+    name: str
+    items_json: str
+    count: int
+    redacted: int
+
+
+def clean_list(name: str, items: Sequence[Any]) -> CleanList:
+    """Secrets redacted from the name and the items: every string and key, and whole values
+    kept under a secret's name (`{"password": ...}`)."""
     clean_items, clean_name = redact_json(list(items)), redact(name)
-    payload = json.dumps(clean_items.value, ensure_ascii=False, separators=(",", ":"))
-    redacted = clean_items.count + clean_name.count
-    name = clean_name.text[:NAME_MAX_CHARS]
-    moment = now_ms()
-    existing = session.execute(
-        select(WORK_STATE_LISTS.c.id).where(
-            WORK_STATE_LISTS.c.project == project, WORK_STATE_LISTS.c.name == name
-        )
-    ).scalar_one_or_none()
+    return CleanList(
+        name=clean_name.text[:NAME_MAX_CHARS],
+        items_json=json.dumps(clean_items.value, ensure_ascii=False, separators=(",", ":")),
+        count=len(items),
+        redacted=clean_items.count + clean_name.count,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class StoredList:
+    id: int
+    items_json: str
+    updated_at_ms: int
+
+
+def find_list(*, session: Session, project: str, name: str) -> StoredList | None:
+    """The project's list of this (stored) name."""
+    row = session.execute(
+        select(
+            WORK_STATE_LISTS.c.id, WORK_STATE_LISTS.c.items_json, WORK_STATE_LISTS.c.updated_at_ms
+        ).where(WORK_STATE_LISTS.c.project == project, WORK_STATE_LISTS.c.name == name)
+    ).first()
+    return StoredList(row.id, row.items_json, row.updated_at_ms) if row is not None else None
+
+
+def put_list(
+    session: Session,
+    project: str,
+    clean: CleanList,
+    *,
+    tool: str,
+    at_ms: int,
+    existing: StoredList | None,
+) -> int:
+    """The one way a list row is written: `existing` takes the items (its id stays the same),
+    else a new list is made; its id."""
     if existing is not None:
         session.execute(
             update(WORK_STATE_LISTS)
-            .where(WORK_STATE_LISTS.c.id == existing)
-            .values(items_json=payload, tool=tool, updated_at_ms=moment)
+            .where(WORK_STATE_LISTS.c.id == existing.id)
+            .values(items_json=clean.items_json, tool=tool, updated_at_ms=at_ms)
         )
-        return SavedList(id=existing, name=name, count=len(items), redacted=redacted)
-    list_id = next_entry_id(session=session, kind="work_state", at_ms=moment)
+        return existing.id
+    list_id = next_entry_id(session=session, kind="work_state", at_ms=at_ms)
     session.add(
         WorkStateList(
             id=list_id,
             project=project,
-            name=name,
-            items_json=payload,
+            name=clean.name,
+            items_json=clean.items_json,
             tool=tool,
-            updated_at_ms=moment,
+            updated_at_ms=at_ms,
         )
     )
     session.flush()
-    return SavedList(id=list_id, name=name, count=len(items), redacted=redacted)
+    return list_id
+
+
+def write_list(
+    *, session: Session, project: str, name: str, items: Sequence[Any], tool: str
+) -> SavedList:
+    """Replace the list's items (creating the list on first write); its id stays the same.
+    Secrets are redacted first (clean_list)."""
+    clean = clean_list(name, items)
+    existing = find_list(session=session, project=project, name=clean.name)
+    list_id = put_list(session, project, clean, tool=tool, at_ms=now_ms(), existing=existing)
+    return SavedList(id=list_id, name=clean.name, count=clean.count, redacted=clean.redacted)
 
 
 def read_list(*, session: Session, project: str, name: str) -> str | None:

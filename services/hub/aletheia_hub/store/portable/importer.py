@@ -29,7 +29,6 @@ would leave lines, facts and rule evidence half applied. Replace disables only r
 caller may change.
 """
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
@@ -39,8 +38,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
 from aletheia_hub.clock import now_ms
-from aletheia_hub.redact import redact, redact_json
-from aletheia_hub.store.entries import next_entry_id
+from aletheia_hub.store.dismissals import record_trail, set_dismissed
+from aletheia_hub.store.facts import clean_fact, insert_fact
 from aletheia_hub.store.memory_rows import (
     CleanMemory,
     MemoryDraft,
@@ -49,11 +48,6 @@ from aletheia_hub.store.memory_rows import (
     supersede,
     superseded_hash,
     write_memory,
-)
-from aletheia_hub.store.models import (
-    Dismissal,
-    Fact,
-    WorkStateList,
 )
 from aletheia_hub.store.portable.document import (
     Document,
@@ -67,8 +61,8 @@ from aletheia_hub.store.portable.document import (
 )
 from aletheia_hub.store.portable.export import readable_by
 from aletheia_hub.store.portable.rules import RuleAccess, RuleImport
-from aletheia_hub.store.search import index_fact
 from aletheia_hub.store.tables import ENTRIES, FACTS, MEMORIES, WORK_STATE_LISTS
+from aletheia_hub.store.work_state import clean_list, find_list, put_list, stored_name
 
 ImportMode = Literal["skip", "merge", "replace"]
 REPLACED_REASON: Final = "replaced by import"
@@ -338,30 +332,26 @@ class _Import:
             if memory_id is None or memory_id not in self.added:
                 continue
             for entry in tombstone.trail:
-                self.session.add(
-                    Dismissal(
-                        item_type="memory",
-                        item_id=memory_id,
-                        action=entry.action,
-                        reason=redact(entry.reason).text[:300] if entry.reason else None,
-                        tool=entry.tool,
-                        at_ms=entry.at_ms,
-                    )
+                record_trail(
+                    self.session,
+                    item_type="memory",
+                    item_id=memory_id,
+                    dismissed=entry.action == "dismiss",
+                    reason=entry.reason,
+                    tool=entry.tool,
+                    at_ms=entry.at_ms,
                 )
-        self.session.flush()
 
     # Facts, rules and work-state lists
 
     def fact(self, fact: FactEntry) -> int | None:
-        subject = redact(fact.subject).text
-        predicate = redact(fact.predicate).text
-        obj = redact(fact.object).text
+        clean, _ = clean_fact(fact.subject, fact.predicate, fact.object)
         existing = self.session.execute(
             select(FACTS.c.id).where(
                 FACTS.c.project == self.project,
-                FACTS.c.subject == subject,
-                FACTS.c.predicate == predicate,
-                FACTS.c.object == obj,
+                FACTS.c.subject == clean.subject,
+                FACTS.c.predicate == clean.predicate,
+                FACTS.c.object == clean.object,
                 FACTS.c.valid_from_ms == fact.valid_from_ms,
             )
         ).first()
@@ -369,30 +359,18 @@ class _Import:
             self.kept_facts.add(existing.id)
             self.counts.skipped += 1
             return int(existing.id)
-        row = Fact(
-            project=self.project,
-            subject=subject,
-            predicate=predicate,
-            object=obj,
+        fact_id = insert_fact(
+            self.session,
+            self.project,
+            clean,
             memory_id=self.ids.get(fact.observation) if fact.observation else None,
             valid_from_ms=fact.valid_from_ms,
             valid_to_ms=fact.valid_to_ms,
             dismissed_at_ms=fact.dismissed_at_ms,
         )
-        self.session.add(row)
-        self.session.flush()
-        assert row.id is not None
-        index_fact(
-            session=self.session,
-            fact_id=row.id,
-            project=self.project,
-            subject=subject,
-            predicate=predicate,
-            obj=obj,
-        )
-        self.kept_facts.add(row.id)
+        self.kept_facts.add(fact_id)
         self.counts.added += 1
-        return row.id
+        return fact_id
 
     def rule(self, rule: RuleEntry, fact_ids: list[int | None]) -> None:
         evidence_memories = [
@@ -406,41 +384,24 @@ class _Import:
             self.counts.skipped += 1
 
     def work_list(self, name: str, items: list[Any], tool: str, updated_at_ms: int) -> None:
-        name = redact(name).text[:200]
-        payload = json.dumps(redact_json(items).value, ensure_ascii=False, separators=(",", ":"))
-        existing = self.session.execute(
-            select(WORK_STATE_LISTS).where(
-                WORK_STATE_LISTS.c.project == self.project, WORK_STATE_LISTS.c.name == name
+        clean = clean_list(name, items)
+        existing = find_list(session=self.session, project=self.project, name=clean.name)
+        take = existing is None or (
+            existing.items_json != clean.items_json
+            and (
+                self.mode == "replace"
+                or (self.mode == "merge" and updated_at_ms > existing.updated_at_ms)
             )
-        ).first()
-        if existing is None:
-            list_id = next_entry_id(session=self.session, kind="work_state", at_ms=updated_at_ms)
-            self.session.add(
-                WorkStateList(
-                    id=list_id,
-                    project=self.project,
-                    name=name,
-                    items_json=payload,
-                    tool=tool,
-                    updated_at_ms=updated_at_ms,
-                )
-            )
-            self.session.flush()
-            self.counts.added += 1
-            return
-        take = existing.items_json != payload and (
-            self.mode == "replace"
-            or (self.mode == "merge" and updated_at_ms > existing.updated_at_ms)
         )
         if not take:
             self.counts.skipped += 1
             return
-        self.session.execute(
-            update(WORK_STATE_LISTS)
-            .where(WORK_STATE_LISTS.c.id == existing.id)
-            .values(items_json=payload, tool=tool, updated_at_ms=updated_at_ms)
+        put_list(
+            self.session, self.project, clean, tool=tool, at_ms=updated_at_ms, existing=existing
         )
-        if self.mode == "replace":
+        if existing is None:
+            self.counts.added += 1
+        elif self.mode == "replace":
             self.counts.replaced += 1
         else:
             self.counts.merged += 1
@@ -457,10 +418,10 @@ class _Import:
                 continue
             removed = wanted_removed.get(memory_id, True)
             if removed != held.dismissed:
-                self._set_removed(memory_id, removed, moment)
+                self._set_removed(memory_id, removed)
         self._retire_facts(moment)
         self.counts.replaced += self.rules.retire_the_rest()
-        names = {redact(entry.name).text[:200] for entry in document.work_state}
+        names = {stored_name(entry.name) for entry in document.work_state}
         for list_id, name in self.session.execute(
             select(WORK_STATE_LISTS.c.id, WORK_STATE_LISTS.c.name).where(
                 WORK_STATE_LISTS.c.project == self.project
@@ -473,23 +434,15 @@ class _Import:
                 self.session.execute(delete(ENTRIES).where(ENTRIES.c.id == list_id))
                 self.counts.replaced += 1
 
-    def _set_removed(self, memory_id: int, removed: bool, moment: int) -> None:
-        self.session.execute(
-            update(MEMORIES)
-            .where(MEMORIES.c.id == memory_id)
-            .values(dismissed_at_ms=moment if removed else None)
+    def _set_removed(self, memory_id: int, removed: bool) -> None:
+        set_dismissed(
+            session=self.session,
+            item_type="memory",
+            item_id=memory_id,
+            dismissed=removed,
+            reason=REPLACED_REASON,
+            tool=self.tool,
         )
-        self.session.add(
-            Dismissal(
-                item_type="memory",
-                item_id=memory_id,
-                action="dismiss" if removed else "restore",
-                reason=REPLACED_REASON,
-                tool=self.tool,
-                at_ms=moment,
-            )
-        )
-        self.session.flush()
         self.counts.replaced += 1
 
     def _retire_facts(self, moment: int) -> None:
