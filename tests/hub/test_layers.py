@@ -159,3 +159,22 @@ def test_find_cycle_reports_the_modules_that_import_each_other() -> None:
     graph = {"a": ["b"], "b": ["c"], "c": ["a"], "d": ["a"]}
     assert find_cycle(graph) == ["a", "b", "c", "a"]
     assert find_cycle({"a": ["b"], "b": [], "c": ["a", "b"]}) is None
+
+
+# Rooms of the top layer that sit beside the HTTP edge and the MCP tools, not above them: a
+# type they share lives in the package that owns it (or is named as a Protocol by the user).
+SIDEWAYS: Final = {
+    "hosts": ("aletheia_hub.http", "aletheia_hub.mcp.tools", "aletheia_mcp"),
+    "commands": ("aletheia_hub.http", "aletheia_hub.mcp.tools", "aletheia_mcp"),
+}
+
+
+def test_hosts_and_commands_import_nothing_from_the_edges_beside_them() -> None:
+    violations = []
+    for module, path in MODULES.items():
+        room = module.split(".")[1] if "." in module else ""
+        forbidden = SIDEWAYS.get(room, ())
+        for name, line in imported_names(module, path):
+            if any(name == prefix or name.startswith(prefix + ".") for prefix in forbidden):
+                violations.append(f"{path.relative_to(ROOT)}:{line} imports {name}")
+    assert violations == [], "\n".join(violations)

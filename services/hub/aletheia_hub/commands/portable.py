@@ -7,7 +7,6 @@ from typing import Final, get_args
 
 from aletheia_hub.commands.progress import ProgressBar
 from aletheia_hub.commands.store_access import add_store_options, open_store
-from aletheia_hub.mcp.tools.open_mem import formats
 from aletheia_hub.store.portable import (
     ImportMode,
     PayloadError,
@@ -112,9 +111,5 @@ def run_import(args: argparse.Namespace) -> int:
         db.dispose()
     if bar is not None:
         bar.update(total, final=True)
-    print(
-        formats.imported(
-            project, args.mode, counts.added, counts.merged, counts.skipped, counts.replaced
-        )
-    )
+    print(counts.summary(project, args.mode))
     return 0

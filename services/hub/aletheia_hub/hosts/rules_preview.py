@@ -2,14 +2,21 @@
 a project folder the user chose, and the same write applied."""
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from aletheia_hub import folder_context, managed_block
 from aletheia_hub.hosts import rules_files
 from aletheia_hub.hosts.catalog import HOSTS
-from aletheia_hub.http.console.tool_files import HostPreview
 from aletheia_hub.store.rules import RuleRecord
 from aletheia_shared.project import project_key
+
+
+@dataclass(frozen=True, slots=True)
+class HostPreview:
+    host: str  # the host's name, e.g. Claude Code
+    file: str  # its instruction file, from the project root
+    diff: str  # the unified diff `aletheia rules write` would make; "" when current
 
 
 class HostRuleFiles:

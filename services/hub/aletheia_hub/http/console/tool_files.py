@@ -3,18 +3,26 @@ hands the console a maker of objects that preview and apply the rule files of ev
 under a folder the user chose."""
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from aletheia_hub.store.rules import RuleRecord
 
 
-@dataclass(frozen=True, slots=True)
-class HostPreview:
-    host: str  # the host's name, e.g. Claude Code
-    file: str  # its instruction file, from the project root
-    diff: str  # the unified diff `aletheia rules write` would make; "" when current
+class HostPreview(Protocol):
+    """One host's rule file as a write would change it (hosts/rules_preview.py makes them;
+    this edge only reads them, so it names the shape and imports nothing from there)."""
+
+    @property
+    def host(self) -> str: ...  # the host's name, e.g. Claude Code
+
+    @property
+    def file(self) -> str: ...  # its instruction file, from the project root
+
+    @property
+    def diff(
+        self,
+    ) -> str: ...  # the unified diff `aletheia rules write` would make; "" when current
 
 
 class ToolFiles(Protocol):
@@ -26,7 +34,7 @@ class ToolFiles(Protocol):
     @property
     def project(self) -> str: ...
 
-    def preview(self, rules: Sequence[RuleRecord]) -> list[HostPreview]: ...
+    def preview(self, rules: Sequence[RuleRecord]) -> Sequence[HostPreview]: ...
 
     def apply(self, rules: Sequence[RuleRecord]) -> list[str]:
         """Write the files; what was done to each, one line per file."""

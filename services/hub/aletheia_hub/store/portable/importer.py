@@ -76,6 +76,13 @@ class ImportCounts:
     skipped: int = 0
     replaced: int = 0
 
+    def summary(self, project: str, mode: str) -> str:
+        """The one line mem-import and `aletheia import` answer with."""
+        return (
+            f"Imported into {project} (mode {mode}): {self.added} added, {self.merged} merged, "
+            f"{self.skipped} skipped, {self.replaced} replaced."
+        )
+
 
 @dataclass(slots=True)
 class _Held:

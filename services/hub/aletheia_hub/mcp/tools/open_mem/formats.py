@@ -326,13 +326,6 @@ def already_removed(memory_id: int) -> str:
 # mem-export and mem-import
 
 
-def imported(project: str, mode: str, added: int, merged: int, skipped: int, replaced: int) -> str:
-    return (
-        f"Imported into {project} (mode {mode}): {added} added, {merged} merged, "
-        f"{skipped} skipped, {replaced} replaced."
-    )
-
-
 SHOWN_REFUSED_ITEMS: Final = 3
 
 

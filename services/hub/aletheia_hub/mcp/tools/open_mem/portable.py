@@ -75,9 +75,7 @@ def mem_import(args: ImportArgs, ctx: ToolContext) -> str:
     except ImportRefused as error:
         # Refused whole, as a direct write outside the token's projects is (and audited so).
         raise auth.AccessDenied(formats.import_refused(error.items)) from None
-    return formats.imported(
-        project, args.mode, counts.added, counts.merged, counts.skipped, counts.replaced
-    )
+    return counts.summary(project, args.mode)
 
 
 MEM_EXPORT = Tool(
