@@ -26,12 +26,12 @@ from typing import Any, Final
 from retrieval import PROJECT, prepared_store, print_command
 from retrieval_data import BASE_SIZE, Question, build_corpus
 
-from aletheia_hub.embed.hybrid import hybrid_search
 from aletheia_hub.embed.model import Embedder, MiniLmEmbedder
 from aletheia_hub.embed.openai_compatible import OpenAICompatibleEmbedder
 from aletheia_hub.embed.service import SemanticSearch
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.search import SearchQuery
+from aletheia_hub.store.search.hybrid import hybrid_search
 
 MODES: Final = ("vector", "hybrid")
 DEPTH: Final = 10

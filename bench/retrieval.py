@@ -57,12 +57,12 @@ from alembic.script import ScriptDirectory
 from hubs import read_postings, running_hub, wait_for_postings
 from retrieval_data import BASE_SIZE, KINDS, Corpus, Question, build_corpus
 
-from aletheia_hub.embed.hybrid import hybrid_search
 from aletheia_hub.embed.service import SemanticSearch
 from aletheia_hub.store import memories as memory_store
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import MIGRATIONS_DIR, upgrade_to_head
 from aletheia_hub.store.search import SearchQuery
+from aletheia_hub.store.search.hybrid import hybrid_search
 from aletheia_hub.store.vectors import count_pending
 
 BIN: Final = Path(sys.executable).parent

@@ -43,12 +43,12 @@ from retrieval_data.conversations import (
     build_conversations,
 )
 
-from aletheia_hub.embed.hybrid import hybrid_search
 from aletheia_hub.embed.service import SemanticSearch
 from aletheia_hub.store import memories as memory_store
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import MIGRATIONS_DIR, upgrade_to_head
 from aletheia_hub.store.search import SearchQuery
+from aletheia_hub.store.search.hybrid import hybrid_search
 
 GENERATOR: Final = Path(__file__).with_name("retrieval_data")
 SPLITS: Final = ("tune", "test")

@@ -91,7 +91,7 @@ SPAN_MS: Final = 365 * 86_400_000
 # Small projects on top of search.py's twenty, to see selective filters: their share.
 SMALL_PROJECTS: Final = {"tiny": 0.0005, "small": 0.01}
 K: Final = 60  # what hybrid search asks of the vector side (twice its 30 keyword hits)
-EF_SWEEP: Final = (40, 100, 200, 400)
+EF_SWEEP: Final = (100, 400, 800)
 CROSSOVER_MAX: Final = 40_000
 PLANTED: Final = (
     ("Staging deploys need the VPN", "do I need a tunnel to ship to the test environment?"),

@@ -2,7 +2,8 @@
 
 import pytest
 
-from aletheia_hub.embed.fusion import (
+from aletheia_hub.store.search.dates import DateSpan
+from aletheia_hub.store.search.fusion import (
     DATE_BOOST,
     MIN_SIMILARITY,
     SURE_FROM,
@@ -12,7 +13,6 @@ from aletheia_hub.embed.fusion import (
     fuse,
     sureness,
 )
-from aletheia_hub.store.search.dates import DateSpan
 
 
 def keyword_hit(item: int, rank: int, score: float, cosine: float, coverage: float) -> Candidate:

@@ -5,8 +5,8 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from aletheia_hub.embed.index import VectorIndex
 from aletheia_hub.store.db import Database
+from aletheia_hub.store.search.vector_memory import VectorIndex
 from aletheia_hub.store.vectors import save_vectors
 from tests.hub.store.bulk import NewMemory, save_many, store_on
 

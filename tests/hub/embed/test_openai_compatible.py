@@ -20,7 +20,6 @@ from pydantic import ValidationError
 from aletheia_hub.app import create_app
 from aletheia_hub.embed import service
 from aletheia_hub.embed.breaker import FAILURES_TO_OPEN, CircuitBreaker, EmbedderUnavailable
-from aletheia_hub.embed.hybrid import Mode, hybrid_search
 from aletheia_hub.embed.model import Embedder, MiniLmEmbedder, missing_parts
 from aletheia_hub.embed.openai_compatible import OpenAICompatibleEmbedder
 from aletheia_hub.embed.service import SemanticSearch
@@ -28,6 +27,7 @@ from aletheia_hub.settings import Settings
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import upgrade_to_head
 from aletheia_hub.store.search import SearchQuery
+from aletheia_hub.store.search.hybrid import Mode, hybrid_search
 from tests.conftest import BIN, process_env
 from tests.hub.embed.embedding_server import EmbeddingServer, embedding_server
 from tests.hub.embed.test_semantic_search import NOTES, PARAPHRASE, session_on

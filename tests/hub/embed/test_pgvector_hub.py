@@ -11,8 +11,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from aletheia_hub.app import create_app
-from aletheia_hub.embed.index import VectorIndex
 from aletheia_hub.settings import Settings
+from aletheia_hub.store.search.vector_memory import VectorIndex
 from tests.hub.embed.test_semantic_search import (
     NOTES,
     PARAPHRASE,

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from aletheia_hub.embed.hybrid import hybrid_search
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.search import SearchQuery, search
 from aletheia_hub.store.search.coverage import term_coverage
 from aletheia_hub.store.search.engine import holding_every_term
+from aletheia_hub.store.search.hybrid import hybrid_search
 from tests.hub.store.bulk import NewMemory, save_many, store_on
 
 MEMORIES = (

@@ -37,8 +37,8 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-    from aletheia_hub.embed.vector_search import VectorSearch, VectorStore
     from aletheia_hub.store.search.model import SearchQuery
+    from aletheia_hub.store.search.vectors import VectorSearch, VectorStore
 
 logger = logging.getLogger(__name__)
 
@@ -142,7 +142,7 @@ class SemanticSearch:
             logger.exception("the embedding model failed to load")
             self._unavailable(f"the embedding model failed to load: {error}")
             return False
-        from aletheia_hub.embed.vector_search import open_vector_search
+        from aletheia_hub.store.search.vectors import open_vector_search
 
         try:
             index = open_vector_search(

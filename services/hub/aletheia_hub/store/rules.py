@@ -106,33 +106,95 @@ def add_rule(
     Evidence ids must exist in the projects the caller may see (None: every project).
     """
     _check_evidence(session, evidence_memory_ids, evidence_fact_ids, visible_projects)
-    clean_then, clean_when = redact(then), redact(when or ALWAYS)
-    digest = rule_hash(clean_when.text, clean_then.text, scope_tier, scope_name, reach)
+    rule = clean_rule(then, when, scope_tier, scope_name, reach)
     existing = session.execute(
-        select(RULES.c.id).where(RULES.c.content_hash == digest)
+        select(RULES.c.id).where(RULES.c.content_hash == rule.content_hash)
     ).scalar_one_or_none()
-    redacted = clean_then.count + clean_when.count
     if existing is not None:
-        return AddedRule(id=existing, created=False, redacted=redacted)
+        return AddedRule(id=existing, created=False, redacted=rule.redacted)
     moment = now_ms()
-    rule = Rule(
-        id=new_rule_id(),
-        when_text=clean_when.text,
-        then_text=clean_then.text,
-        scope_tier=scope_tier,
-        scope_name=scope_name,
+    rule_id = write_rule(
+        session,
+        rule,
+        rule_id=new_rule_id(),
         source=source,
-        content_hash=digest,
-        evidence_memory_ids=json.dumps(sorted(set(evidence_memory_ids))),
-        evidence_fact_ids=json.dumps(sorted(set(evidence_fact_ids))),
+        project=project,
+        evidence_memory_ids=evidence_memory_ids,
+        evidence_fact_ids=evidence_fact_ids,
         created_at_ms=moment,
         confirmed_at_ms=moment,
-        project=project,
-        reach_json=None if reach is None else json.dumps(sorted(set(reach))),
     )
-    session.add(rule)
+    return AddedRule(id=rule_id, created=True, redacted=rule.redacted)
+
+
+@dataclass(frozen=True, slots=True)
+class CleanRule:
+    """A rule's situation and instruction with secrets redacted (`redacted` counts them), its
+    scope and reach, and its identity (rule_hash)."""
+
+    when: str
+    then: str
+    scope_tier: str
+    scope_name: str | None
+    reach: tuple[str, ...] | None
+    content_hash: str
+    redacted: int
+
+
+def clean_rule(
+    then: str,
+    when: str | None,
+    scope_tier: str,
+    scope_name: str | None,
+    reach: Sequence[str] | None,
+) -> CleanRule:
+    """A rule as the store keeps it: secrets redacted, a blank situation stored as "always"."""
+    clean_then, clean_when = redact(then), redact(when if when and when.strip() else ALWAYS)
+    return CleanRule(
+        when=clean_when.text,
+        then=clean_then.text,
+        scope_tier=scope_tier,
+        scope_name=scope_name,
+        reach=None if reach is None else tuple(sorted(set(reach))),
+        content_hash=rule_hash(clean_when.text, clean_then.text, scope_tier, scope_name, reach),
+        redacted=clean_then.count + clean_when.count,
+    )
+
+
+def write_rule(
+    session: Session,
+    rule: CleanRule,
+    *,
+    rule_id: str,
+    source: str,
+    project: str,
+    evidence_memory_ids: Sequence[int],
+    evidence_fact_ids: Sequence[int],
+    created_at_ms: int,
+    confirmed_at_ms: int,
+    enabled: bool = True,
+) -> str:
+    """The one way a rule row is written (add_rule and import): its id."""
+    session.add(
+        Rule(
+            id=rule_id,
+            when_text=rule.when,
+            then_text=rule.then,
+            scope_tier=rule.scope_tier,
+            scope_name=rule.scope_name,
+            source=source,
+            content_hash=rule.content_hash,
+            evidence_memory_ids=json.dumps(sorted(set(evidence_memory_ids))),
+            evidence_fact_ids=json.dumps(sorted(set(evidence_fact_ids))),
+            enabled=enabled,
+            created_at_ms=created_at_ms,
+            confirmed_at_ms=confirmed_at_ms,
+            project=project,
+            reach_json=None if rule.reach is None else json.dumps(list(rule.reach)),
+        )
+    )
     session.flush()
-    return AddedRule(id=rule.id, created=True, redacted=redacted)
+    return rule_id
 
 
 def _check_evidence(

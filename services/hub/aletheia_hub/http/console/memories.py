@@ -8,7 +8,6 @@ from fastapi.responses import Response
 
 from aletheia_hub import auth
 from aletheia_hub.clock import parse_moment
-from aletheia_hub.embed.hybrid import hybrid_search
 from aletheia_hub.embed.service import SemanticSearch
 from aletheia_hub.http.console import paging
 from aletheia_hub.http.console.access import Refused, ViewerDep, check_form
@@ -21,6 +20,7 @@ from aletheia_hub.store.db import Database
 from aletheia_hub.store.projects import known_projects
 from aletheia_hub.store.reach import memory_state
 from aletheia_hub.store.search import SearchQuery
+from aletheia_hub.store.search.hybrid import hybrid_search
 
 router = APIRouter()
 PAGE_SIZE: Final = 20

@@ -6,7 +6,6 @@ from typing import Literal
 from pydantic import Field
 
 from aletheia_hub.clock import now_ms
-from aletheia_hub.embed.hybrid import Mode, hybrid_search
 from aletheia_hub.mcp import formats
 from aletheia_hub.mcp.context import ToolContext
 from aletheia_hub.mcp.errors import ToolError
@@ -21,6 +20,7 @@ from aletheia_hub.mcp.tools.common import (
 )
 from aletheia_hub.store import timeline as timeline_store
 from aletheia_hub.store.search import SearchQuery
+from aletheia_hub.store.search.hybrid import Mode, hybrid_search
 from aletheia_hub.store.search.terms import query_terms
 
 DAY_MS = 24 * 60 * 60 * 1000

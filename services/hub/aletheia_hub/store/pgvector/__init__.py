@@ -4,7 +4,7 @@ searched by an HNSW index per model, so no hub holds the vectors in memory.
 The copy (table `embedding_vectors`) is derived data, like an index: it is made from the
 `embeddings` rows when the extension is there, kept with them by `save_vectors`, and left out of
 backups. Without the extension (SQLite, or PostgreSQL without pgvector) none of this exists and
-hubs search vectors in memory (embed/index.py).
+hubs search vectors in memory (store/search/vector_memory.py).
 """
 
 from aletheia_hub.store.pgvector.rows import VECTOR_TABLE, copy_saved, vector_table_ready

@@ -11,11 +11,9 @@ from typing import Protocol
 from sqlalchemy import select, update
 from sqlmodel import Session
 
-from aletheia_hub.redact import redact
 from aletheia_hub.store.errors import StoreError
-from aletheia_hub.store.models import Rule
 from aletheia_hub.store.portable.document import RuleEntry
-from aletheia_hub.store.rules import ALWAYS, new_rule_id, rule_hash
+from aletheia_hub.store.rules import CleanRule, clean_rule, new_rule_id, write_rule
 from aletheia_hub.store.tables import RULES
 
 Reach = Sequence[str] | None
@@ -78,25 +76,18 @@ class RuleImport:
         rule_id = entry.id
         while self.session.execute(select(RULES.c.id).where(RULES.c.id == rule_id)).first():
             rule_id = new_rule_id()
-        self.session.add(
-            Rule(
-                id=rule_id,
-                when_text=_when(entry),
-                then_text=redact(entry.then).text,
-                scope_tier=entry.scope_tier,
-                scope_name=entry.scope_name,
-                source=entry.source,
-                content_hash=digest,
-                evidence_memory_ids=json.dumps(evidence_memories),
-                evidence_fact_ids=json.dumps(evidence_facts),
-                enabled=entry.enabled,
-                created_at_ms=entry.created_at_ms,
-                confirmed_at_ms=entry.confirmed_at_ms,
-                project=self.project,
-                reach_json=None if entry.reach is None else json.dumps(entry.reach),
-            )
+        write_rule(
+            self.session,
+            _clean(entry),
+            rule_id=rule_id,
+            source=entry.source,
+            project=self.project,
+            evidence_memory_ids=evidence_memories,
+            evidence_fact_ids=evidence_facts,
+            created_at_ms=entry.created_at_ms,
+            confirmed_at_ms=entry.confirmed_at_ms,
+            enabled=entry.enabled,
         )
-        self.session.flush()
         self.kept.add(rule_id)
         return True
 
@@ -130,15 +121,12 @@ class RuleImport:
         return str(row.id)
 
 
-def _when(entry: RuleEntry) -> str:
-    """The situation as add_rule stores it: a blank one is "always"."""
-    return redact(entry.when if entry.when.strip() else ALWAYS).text
+def _clean(entry: RuleEntry) -> CleanRule:
+    return clean_rule(entry.then, entry.when, entry.scope_tier, entry.scope_name, entry.reach)
 
 
 def _digest(entry: RuleEntry) -> str:
-    return rule_hash(
-        _when(entry), redact(entry.then).text, entry.scope_tier, entry.scope_name, entry.reach
-    )
+    return _clean(entry).content_hash
 
 
 def _reach(reach_json: str | None) -> tuple[str, ...] | None:

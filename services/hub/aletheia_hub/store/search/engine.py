@@ -98,9 +98,10 @@ def reachable(*, session: Session, query: SearchQuery) -> SearchQuery:
     """The query, its scope narrowed to project when the owner has no user-scope memory.
 
     The results are the same, and a project scope lets a backend match projects inside its
-    index: a store without user-wide memories searches exactly as before they existed.
+    index: a store without user-wide memories searches exactly as before they existed. Asked
+    once per search: the answer travels with the query.
     """
-    if query.scope != "all":
+    if query.scope != "all" or query.reach_checked:
         return query
     mark = backend_for(session).MARK
     owned = "owner IS NULL" if query.owner is None else f"owner = {mark}"
@@ -108,7 +109,7 @@ def reachable(*, session: Session, query: SearchQuery) -> SearchQuery:
     held = driver.rows(
         session, f"SELECT id FROM memories WHERE scope = {mark} AND {owned} LIMIT 1", params
     )
-    return query if held else replace(query, scope="project")
+    return replace(query, reach_checked=True) if held else replace(query, scope="project")
 
 
 def rank_every_match(*, session: Session, query: SearchQuery) -> list[MemoryHit]:

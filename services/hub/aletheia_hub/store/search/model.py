@@ -35,6 +35,9 @@ class SearchQuery:
     offset: int = 0
     scope: Scope = "all"
     owner: str | None = None
+    # Set once engine.reachable found that the owner has user-wide memories: the search's
+    # later steps need not ask the store again.
+    reach_checked: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from typing import Final
 
 from aletheia_hub.clock import day, iso_ms
-from aletheia_hub.embed.fusion import FusedScore
 from aletheia_hub.mcp.formats import (
     escape_recalled,
     one_line,
@@ -18,6 +17,7 @@ from aletheia_hub.store.history import SessionHistory
 from aletheia_hub.store.memories import MemoryRecord
 from aletheia_hub.store.revisions import LineageEntry
 from aletheia_hub.store.search import MemoryHit
+from aletheia_hub.store.search.fusion import FusedScore
 from aletheia_hub.store.timeline import Timeline
 
 # mem-help: the workflow, then each tool in a line, in the reference's order.

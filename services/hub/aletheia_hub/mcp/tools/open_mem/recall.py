@@ -7,8 +7,6 @@ from pydantic import Field
 
 from aletheia_hub.clock import now_ms
 from aletheia_hub.cursors import fingerprint
-from aletheia_hub.embed.fusion import FusedScore
-from aletheia_hub.embed.hybrid import hybrid_search
 from aletheia_hub.mcp.context import ToolContext
 from aletheia_hub.mcp.errors import ToolError
 from aletheia_hub.mcp.registry import Tool
@@ -30,6 +28,8 @@ from aletheia_hub.store import history, memories, relations, revisions
 from aletheia_hub.store import timeline as timeline_store
 from aletheia_hub.store.reach import reachable_ids
 from aletheia_hub.store.search import MemoryHit, SearchQuery
+from aletheia_hub.store.search.fusion import FusedScore
+from aletheia_hub.store.search.hybrid import hybrid_search
 from aletheia_hub.store.search.terms import query_terms
 from aletheia_hub.store.vectors import newest_ids
 

@@ -1,5 +1,6 @@
-"""Where the vector side of search runs: in PostgreSQL when the store has pgvector (embed/
-pg_vectors.py), else over every vector held in this process's memory (embed/index.py)."""
+"""Where the vector side of search runs: in PostgreSQL when the store has pgvector
+(vector_pgvector.py), else over every vector held in this process's memory
+(vector_memory.py). Each is a VectorSearch."""
 
 from collections.abc import Sequence
 from typing import Final, Literal, Protocol
@@ -8,10 +9,10 @@ import numpy as np
 from numpy.typing import NDArray
 from sqlmodel import Session
 
-from aletheia_hub.embed.index import VectorIndex
-from aletheia_hub.embed.pg_vectors import PgVectors, prepare_pgvector
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.search.model import SearchQuery
+from aletheia_hub.store.search.vector_memory import VectorIndex
+from aletheia_hub.store.search.vector_pgvector import PgVectors, prepare_pgvector
 from aletheia_hub.store.vectors import ItemKind
 
 VectorStore = Literal["pgvector", "memory"]

@@ -23,16 +23,6 @@ from typing import TYPE_CHECKING, Final, Literal
 from sqlmodel import Session
 
 from aletheia_hub.clock import now_ms
-from aletheia_hub.embed.fusion import (
-    MIN_SIMILARITY,
-    Candidate,
-    FusedScore,
-    boost_span,
-    coverage_weight,
-    fuse,
-    keyword_sureness,
-)
-from aletheia_hub.embed.service import SemanticSearch
 from aletheia_hub.store.search import MemoryHit, SearchQuery, SearchResult, search
 from aletheia_hub.store.search.candidates import memory_heads, visible_memory_hits
 from aletheia_hub.store.search.coverage import held_terms, share
@@ -45,6 +35,16 @@ from aletheia_hub.store.search.cues import (
 )
 from aletheia_hub.store.search.dates import date_span, without_phrase
 from aletheia_hub.store.search.engine import holding_every_term, reachable
+from aletheia_hub.store.search.fusion import (
+    MIN_SIMILARITY,
+    Candidate,
+    FusedScore,
+    boost_span,
+    coverage_weight,
+    fuse,
+    keyword_sureness,
+)
+from aletheia_hub.store.search.meaning import Meaning
 from aletheia_hub.store.search.neighbours import neighbours
 from aletheia_hub.store.search.rerank import NEIGHBOUR_HOPS, Evidence, rerank
 
@@ -74,7 +74,7 @@ def hybrid_search(
     *,
     session: Session,
     query: SearchQuery,
-    semantic: SemanticSearch | None,
+    semantic: Meaning | None,
     mode: Mode,
     vectors_through: int | None = None,
 ) -> HybridResult:
@@ -180,7 +180,7 @@ class _Pool:
     brought: list[int] = field(default_factory=list)  # found only as neighbours
     heads: dict[int, str] = field(default_factory=dict)
     # What scores the cosine of a candidate brought in later: the model, vector and bound.
-    similar: "tuple[SemanticSearch, NDArray[np.float32], int | None] | None" = None
+    similar: "tuple[Meaning, NDArray[np.float32], int | None] | None" = None
 
     def keyword_side(self, wanted: bool) -> SearchResult:
         """The best keyword hits (none unless `wanted`), and the best holding every word
@@ -217,7 +217,7 @@ class _Pool:
 
     def vector_side(
         self,
-        semantic: SemanticSearch,
+        semantic: Meaning,
         vector: "NDArray[np.float32]",
         through: int | None,
     ) -> None:
