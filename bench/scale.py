@@ -12,7 +12,7 @@ carry the model's real vectors, and a paraphrase of each must find it over HTTP,
 vector side at work among the synthetic ones.
 
     .venv/bin/python bench/scale.py [--sizes 100000] [--queries 200] [--saves 200]
-        [--paths pgvector,memory] [--recall-queries 100] [--reload] [--no-http]
+        [--paths pgvector,memory] [--recall-queries 100] [--reload] [--no-http] [--no-recall]
 
 Needs PostgreSQL on 127.0.0.1:5432 (user postgres, trust) with pgvector
 (tools/install_pgvector.sh) and the hub's embed extra. Keeps database aletheia_scale with one
@@ -644,7 +644,8 @@ def caller(port: int, token: str) -> Callable[[str, dict[str, Any]], str]:
         "X-Aletheia-Project": HOME,
         "Accept": "application/json, text/event-stream",
     }
-    client = httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=120)
+    # The first search of the in-memory path loads every vector: minutes at a million.
+    client = httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=headers, timeout=900)
     hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench"}}
     answer = client.post("/mcp", json=rpc("initialize", 1, **hello))
     client.headers["Mcp-Session-Id"] = answer.headers["Mcp-Session-Id"]
@@ -757,6 +758,9 @@ def main() -> None:
     parser.add_argument("--recall-queries", type=int, default=100)
     parser.add_argument("--reload", action="store_true", help="load the stores again")
     parser.add_argument("--no-http", action="store_true", help="only load and measure recall")
+    parser.add_argument(
+        "--no-recall", action="store_true", help="skip recall against exact search (HTTP only)"
+    )
     args = parser.parse_args()
     print(
         f"Python {platform.python_version()} on {platform.platform()}, {os.cpu_count()} CPUs,"
@@ -772,7 +776,8 @@ def main() -> None:
                 load(size, schema, url)
             else:
                 print(f"{size:>8}  reused schema {schema} of database {DATABASE}")
-            lines += recall(size, url, args.recall_queries)
+            if not args.no_recall:
+                lines += recall(size, url, args.recall_queries)
             if not args.no_http:
                 for path in args.paths.split(","):
                     lines += http_figures(size, url, path, args, Path(folder))

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import delete, func, select
 
+from aletheia_hub.embed import service
 from aletheia_hub.embed.model import missing_parts
 from aletheia_hub.embed.service import SemanticSearch
 from aletheia_hub.store.db import Database
@@ -41,12 +42,12 @@ def test_a_look_at_newer_items_embeds_what_was_saved_since(semantic: SemanticSea
     database = semantic.db
     with database.write_session() as session:
         old = save_many(session, notes(0, 3))
-    assert semantic.embed_pending(newer_only=True) == 3  # nothing seen yet: a full look
+    assert semantic.embed_pending(look="newer") == 3  # nothing seen yet: a full look
     with database.write_session() as session:
         new = save_many(session, notes(3, 2))
-    assert semantic.embed_pending(newer_only=True) == 2
+    assert semantic.embed_pending(look="newer") == 2
     assert vectors_of(database) == set(old + new)
-    assert semantic.embed_pending(newer_only=True) == 0
+    assert semantic.embed_pending(look="newer") == 0
 
 
 def test_an_older_item_without_a_vector_waits_for_a_full_look(semantic: SemanticSearch) -> None:
@@ -57,9 +58,26 @@ def test_an_older_item_without_a_vector_waits_for_a_full_look(semantic: Semantic
     # As when another writer commits an item late, under an id the worker has passed.
     with database.write_session() as session:
         session.execute(delete(EMBEDDINGS).where(EMBEDDINGS.c.item_id == ids[1]))
-    assert semantic.embed_pending(newer_only=True) == 0
+    assert semantic.embed_pending(look="newer") == 0
     assert ids[1] not in vectors_of(database)
     assert semantic.embed_pending() == 1
+    assert vectors_of(database) == set(ids)
+
+
+def test_a_recent_look_finds_a_late_item_a_little_way_back_and_only_there(
+    semantic: SemanticSearch, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(service, "LATE_IDS", 2)
+    database = semantic.db
+    with database.write_session() as session:
+        ids = save_many(session, notes(0, 6))
+    assert semantic.embed_pending() == 6
+    with database.write_session() as session:  # one far back, one among the last two
+        session.execute(delete(EMBEDDINGS).where(EMBEDDINGS.c.item_id.in_([ids[0], ids[5]])))
+    assert semantic.embed_pending(look="newer") == 0
+    assert semantic.embed_pending(look="recent") == 1
+    assert vectors_of(database) == set(ids) - {ids[0]}
+    assert semantic.embed_pending(look="full") == 1
     assert vectors_of(database) == set(ids)
 
 

@@ -43,14 +43,19 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 State = Literal["off", "loading", "ready", "unavailable"]
+Look = Literal["newer", "recent", "full"]
 # Pending items read (and the backlog counted) at once; the model runs them in small batches.
 # A look takes about a second on a free core, so /healthz and search answers lag as little.
 FETCH_SIZE: Final = 128
 POLL_SECONDS: Final = 10.0  # saves here wake the worker at once; this catches other writers
-# A save here wakes the worker to look only past the newest ids it has seen done; a look over
-# everything (a scan of every memory: 13 ms at 10,000) comes at most this often, for what
-# another writer committed late under an id already passed.
-FULL_LOOK_SECONDS: Final = POLL_SECONDS
+# A save here wakes the worker to look only past the newest ids it has seen done ("newer").
+# This often it also looks a little way back ("recent": LATE_IDS before them) for what another
+# writer committed late under an id already passed; a look over everything ("full": every
+# memory and fact, about 2 s of the database's time at a million) comes at start and then
+# this seldom, for vectors removed behind the worker's back.
+RECENT_LOOK_SECONDS: Final = POLL_SECONDS
+LATE_IDS: Final = 10_000
+FULL_LOOK_SECONDS: Final = 600.0
 QUERY_CACHE_SIZE: Final = 512
 # Model runs at once in the worker: on two cores the second drains a backlog twice as fast
 # once the saves stop (10 MB more at once); while they go on it takes only what they leave.
@@ -164,14 +169,23 @@ class SemanticSearch:
     def _run(self) -> None:
         if not self._loaded():
             return
-        last_full_look = 0.0
+        last_look = {"recent": 0.0, "full": 0.0}
         while not self._stopping.is_set():
-            full = time.monotonic() - last_full_look >= FULL_LOOK_SECONDS
+            now = time.monotonic()
+            look: Look = (
+                "full"
+                if now - last_look["full"] >= FULL_LOOK_SECONDS
+                else "recent"
+                if now - last_look["recent"] >= RECENT_LOOK_SECONDS
+                else "newer"
+            )
             pause = POLL_SECONDS
             try:
-                self.embed_pending(newer_only=not full)
-                if full:
-                    last_full_look = time.monotonic()
+                self.embed_pending(look=look)
+                if look == "full":
+                    last_look["full"] = last_look["recent"] = time.monotonic()
+                elif look == "recent":
+                    last_look["recent"] = time.monotonic()
             except SQLAlchemyError:
                 logger.warning("embedding paused: the store did not answer", exc_info=True)
             except EmbedderUnavailable as error:
@@ -200,15 +214,16 @@ class SemanticSearch:
         projects: Sequence[str] | None = None,
         progress: Callable[[int], None] | None = None,
         *,
-        newer_only: bool = False,
+        look: Look = "full",
     ) -> int:
-        """Embed every memory and fact that lacks a vector of the current model (with
-        `newer_only`, those saved since the last look that finished); `progress` hears how
-        many were done after each batch."""
+        """Embed the memories and facts that lack a vector of the current model: every one
+        ("full"), those saved since the last look that finished ("newer"), or those and the
+        LATE_IDS before them ("recent"); `progress` hears how many were done after each
+        batch. Before any look has finished, every look is full."""
         embedder = self._embedder
         if embedder is None:
             return 0
-        after = self._done_through if newer_only else None
+        after = _looked_past(self._done_through, look)
         with self.db.read_session() as session:
             newest = newest_ids(session=session)
         done, finished = 0, False
@@ -362,6 +377,16 @@ class SemanticSearch:
         total = memories_in(session=session, projects=projects)
         covered = max(total - waiting, 0)
         return f"(meaning covers {covered:,} of {total:,} memories; the rest wait for vectors)"
+
+
+def _looked_past(
+    done_through: dict[ItemKind, int] | None, look: Look
+) -> dict[ItemKind, int] | None:
+    """The ids a look starts after (None: from the first)."""
+    if done_through is None or look == "full":
+        return None
+    back = LATE_IDS if look == "recent" else 0
+    return {kind: max(newest - back, 0) for kind, newest in done_through.items()}
 
 
 def _past(
