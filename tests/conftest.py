@@ -92,9 +92,19 @@ def postgres_schema_url() -> Iterator[str]:
         yield url
 
 
+# The longest files (pytest -n runs each file on one worker, --dist loadfile) go first, so
+# they never start last and keep one worker busy after the others are done.
+FIRST_FILES: Final = (
+    "tests/packaging/test_wheel_install.py",
+    "tests/durability/test_concurrent_saves.py",
+)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Modules marked any_store test protocol behaviour that no store changes: their
-    PostgreSQL copies are deselected (not skipped), so the time goes to the store suites."""
+    PostgreSQL copies are deselected (not skipped), so the time goes to the store suites.
+    The longest files come first (FIRST_FILES)."""
+    items.sort(key=lambda item: item.nodeid.split("::")[0] not in FIRST_FILES)
     dropped = [
         item
         for item in items

@@ -106,7 +106,9 @@ def add_rule(
     Evidence ids must exist in the projects the caller may see (None: every project).
     """
     _check_evidence(session, evidence_memory_ids, evidence_fact_ids, visible_projects)
-    rule = clean_rule(then, when, scope_tier, scope_name, reach)
+    rule = clean_rule(
+        then, when, scope_tier, scope_name, None if reach is None else sorted(set(reach))
+    )
     existing = session.execute(
         select(RULES.c.id).where(RULES.c.content_hash == rule.content_hash)
     ).scalar_one_or_none()
@@ -119,8 +121,8 @@ def add_rule(
         rule_id=new_rule_id(),
         source=source,
         project=project,
-        evidence_memory_ids=evidence_memory_ids,
-        evidence_fact_ids=evidence_fact_ids,
+        evidence_memory_ids=sorted(set(evidence_memory_ids)),
+        evidence_fact_ids=sorted(set(evidence_fact_ids)),
         created_at_ms=moment,
         confirmed_at_ms=moment,
     )
@@ -155,7 +157,7 @@ def clean_rule(
         then=clean_then.text,
         scope_tier=scope_tier,
         scope_name=scope_name,
-        reach=None if reach is None else tuple(sorted(set(reach))),
+        reach=None if reach is None else tuple(dict.fromkeys(reach)),
         content_hash=rule_hash(clean_when.text, clean_then.text, scope_tier, scope_name, reach),
         redacted=clean_then.count + clean_when.count,
     )
@@ -174,7 +176,8 @@ def write_rule(
     confirmed_at_ms: int,
     enabled: bool = True,
 ) -> str:
-    """The one way a rule row is written (add_rule and import): its id."""
+    """The one way a rule row is written (add_rule and import): its id. Reach and evidence are
+    stored in the order given (add_rule sorts them; an import keeps the document's)."""
     session.add(
         Rule(
             id=rule_id,
@@ -184,8 +187,8 @@ def write_rule(
             scope_name=rule.scope_name,
             source=source,
             content_hash=rule.content_hash,
-            evidence_memory_ids=json.dumps(sorted(set(evidence_memory_ids))),
-            evidence_fact_ids=json.dumps(sorted(set(evidence_fact_ids))),
+            evidence_memory_ids=json.dumps(list(evidence_memory_ids)),
+            evidence_fact_ids=json.dumps(list(evidence_fact_ids)),
             enabled=enabled,
             created_at_ms=created_at_ms,
             confirmed_at_ms=confirmed_at_ms,
