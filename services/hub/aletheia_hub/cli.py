@@ -1,12 +1,13 @@
 """Console scripts: aletheia-server, aletheia-sync and the aletheia CLI."""
 
 import argparse
+import importlib
 import ssl
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeAlias
+from typing import Final, TypeAlias
 
 from aletheia_hub.settings import Settings
 from aletheia_shared import __version__, env
@@ -222,17 +223,20 @@ def sync_main(argv: Sequence[str] | None = None) -> None:
 def main(argv: Sequence[str] | None = None) -> None:
     """aletheia: the command line."""
     words = list(sys.argv[1:] if argv is None else argv)
-    if words[:1] == ["hook"]:
-        # Hosts run a hook on every prompt: load that command alone, not every command.
-        from aletheia_hub.commands import hook
-
+    serve_parser: argparse.ArgumentParser | None = None
+    if words == ["--version"]:
+        print(f"aletheia {__version__}")
+        raise SystemExit(0)
+    if words[:1] and words[0] in _COMMANDS:  # that command's module alone
+        runners = _runners(words[0])
         parser, commands = _command_parser()
-        hook.add_parser(commands)
-        raise SystemExit(hook.run(parser.parse_args(words)))
-    runners = _runners()
-    parser, serve_parser = _full_parser(runners)
+        for add_parsers in runners.parsers:
+            add_parsers(commands)
+    else:  # every command: --help, serve, or a mistake to name the choices for
+        runners = _runners()
+        parser, serve_parser = _full_parser(runners)
     args = parser.parse_args(words)
-    if args.command == "serve":
+    if args.command == "serve" and serve_parser is not None:
         settings = _settings(args)
         _check_tls(serve_parser, settings)
         serve(settings, quiet=args.quiet)
@@ -272,63 +276,46 @@ def _full_parser(runners: "_Runners") -> tuple[argparse.ArgumentParser, argparse
     return parser, serve_parser
 
 
+# Each command: its module under aletheia_hub.commands, the function there that adds its
+# parser (a module may add several commands), and the one that runs it. `aletheia <command>`
+# loads that module alone: a command that needs no store starts without SQLAlchemy, and a
+# hook (run on every prompt) without the rest. The order is the one `--help` lists.
+_COMMANDS: Final = {
+    "mcp-link": ("links", "add_parser", "run"),
+    "audit": ("audit", "add_parser", "run"),
+    "connect": ("connect", "add_parser", "run"),
+    "install": ("install", "add_parsers", "run_install"),
+    "uninstall": ("install", "add_parsers", "run_uninstall"),
+    "rules": ("rules", "add_parser", "run"),
+    "hook": ("hook", "add_parser", "run"),
+    "doctor": ("doctor", "add_parser", "run"),
+    "status": ("hubs", "add_parsers", "run_status"),
+    "stop": ("hubs", "add_parsers", "run_stop"),
+    "reindex": ("reindex", "add_parser", "run"),
+    "context": ("context", "add_parser", "run"),
+    "export": ("portable", "add_parsers", "run_export"),
+    "import": ("portable", "add_parsers", "run_import"),
+    "backup": ("backup", "add_parsers", "run_backup"),
+    "restore": ("backup", "add_parsers", "run_restore"),
+    "maintain": ("maintain", "add_parser", "run"),
+}
+
+
 @dataclass(frozen=True, slots=True)
 class _Runners:
     parsers: tuple[Callable[[Commands], None], ...]
     by_name: dict[str, Callable[[argparse.Namespace], int]]
 
 
-def _runners() -> _Runners:
-    """Every command's parser and runner, in the order `--help` lists them."""
-    from aletheia_hub.commands import (
-        audit,
-        backup,
-        connect,
-        context,
-        doctor,
-        hook,
-        hubs,
-        install,
-        links,
-        maintain,
-        portable,
-        reindex,
-        rules,
-    )
-
-    return _Runners(
-        parsers=(
-            links.add_parser,
-            audit.add_parser,
-            connect.add_parser,
-            install.add_parsers,
-            rules.add_parser,
-            hook.add_parser,
-            doctor.add_parser,
-            hubs.add_parsers,
-            reindex.add_parser,
-            context.add_parser,
-            portable.add_parsers,
-            backup.add_parsers,
-            maintain.add_parser,
-        ),
-        by_name={
-            "mcp-link": links.run,
-            "audit": audit.run,
-            "connect": connect.run,
-            "install": install.run_install,
-            "uninstall": install.run_uninstall,
-            "rules": rules.run,
-            "hook": hook.run,
-            "doctor": doctor.run,
-            "status": hubs.run_status,
-            "stop": hubs.run_stop,
-            "reindex": reindex.run,
-            "context": context.run,
-            "export": portable.run_export,
-            "import": portable.run_import,
-            "backup": backup.run_backup,
-            "restore": backup.run_restore,
-            "maintain": maintain.run,
-        },
-    )
+def _runners(only: str | None = None) -> _Runners:
+    """The parsers and runners of every command (or of the module of command `only`)."""
+    parsers: dict[tuple[str, str], Callable[[Commands], None]] = {}
+    by_name: dict[str, Callable[[argparse.Namespace], int]] = {}
+    wanted = None if only is None else _COMMANDS[only][0]
+    for name, (module_name, add, run) in _COMMANDS.items():
+        if wanted is not None and module_name != wanted:
+            continue
+        module = importlib.import_module(f"aletheia_hub.commands.{module_name}")
+        parsers.setdefault((module_name, add), getattr(module, add))
+        by_name[name] = getattr(module, run)
+    return _Runners(parsers=tuple(parsers.values()), by_name=by_name)
