@@ -59,6 +59,7 @@ from retrieval_data import BASE_SIZE, KINDS, Corpus, Question, build_corpus
 
 from aletheia_hub.embed.service import SemanticSearch
 from aletheia_hub.store import memories as memory_store
+from aletheia_hub.store import memory_rows
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import MIGRATIONS_DIR, upgrade_to_head
 from aletheia_hub.store.search import SearchQuery
@@ -137,7 +138,7 @@ def build_store(path: Path, corpus: Corpus) -> list[int]:
     order = sorted(range(len(items)), key=lambda n: (items[n].created_at_ms, n))
     ids = [0] * len(items)
     moment = [0]
-    with patch.object(memory_store, "now_ms", lambda: moment[0]):
+    with patch.object(memory_rows, "now_ms", lambda: moment[0]):
         for first in range(0, len(order), BATCH):
             with db.write_session() as session:
                 for n in order[first : first + BATCH]:

@@ -45,6 +45,7 @@ from retrieval_data.conversations import (
 
 from aletheia_hub.embed.service import SemanticSearch
 from aletheia_hub.store import memories as memory_store
+from aletheia_hub.store import memory_rows
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import MIGRATIONS_DIR, upgrade_to_head
 from aletheia_hub.store.search import SearchQuery
@@ -85,7 +86,7 @@ def build_store(path: Path, conversations: Conversations) -> list[int]:
     upgrade_to_head(db.engine)
     moment = [0]
     ids = []
-    with patch.object(memory_store, "now_ms", lambda: moment[0]), db.write_session() as session:
+    with patch.object(memory_rows, "now_ms", lambda: moment[0]), db.write_session() as session:
         for turn in conversations.turns:
             moment[0] = turn.created_at_ms
             saved = memory_store.save_memory(
