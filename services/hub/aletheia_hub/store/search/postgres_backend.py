@@ -1,5 +1,6 @@
 """Keyword search on PostgreSQL: tsvector columns with GIN indexes, rarer words weigh more."""
 
+import time
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -61,7 +62,20 @@ def held_terms(session: Session, ids: Sequence[int]) -> dict[int, set[str]]:
 
 
 def document_frequency(session: Session, term: str, cap: int) -> int:
-    """How many memories hold a term (counting stops at cap)."""
+    """How many memories hold a term (counting stops at cap).
+
+    On a large store the planner's statistics answer first: ANALYZE keeps the share of rows
+    holding each of the most common lexemes of the tsvector column (pg_stats), so a common
+    word is not counted match by match (a second at a million memories); a word outside that
+    list is rarer than its rarest, and is counted up to there. Rarity weights need no more
+    than the sample's precision. A small or never analysed store is counted exactly."""
+    stats = _lexeme_stats(session)
+    if stats is not None:
+        rows, shares, rarest = stats
+        share = shares.get(term)
+        if share is not None:
+            return min(int(share * rows), cap)
+        cap = min(cap, int(rarest * rows) + 1)
     found = driver.scalar(
         session,
         "SELECT count(*) FROM (SELECT 1 FROM memories "
@@ -69,6 +83,41 @@ def document_frequency(session: Session, term: str, cap: int) -> int:
         (term, cap),
     )
     return int(found)
+
+
+# Statistics are read again after this long (ANALYZE runs when a table has changed enough).
+STATS_TTL_SECONDS: Final = 60.0
+# Below this many memories every count is exact: matches are few and cheap to count.
+STATS_MIN_ROWS: Final = 50_000
+_STATS_SQL: Final = (
+    "SELECT c.reltuples, s.most_common_elems::text::text[], s.most_common_elem_freqs "
+    "FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace "
+    "JOIN pg_stats AS s ON s.schemaname = n.nspname AND s.tablename = c.relname "
+    "WHERE c.relname = 'memories' AND s.attname = 'search_vector' "
+    "AND n.nspname = current_schema()"
+)
+LexemeStats = tuple[float, dict[str, float], float]
+
+
+def _lexeme_stats(session: Session) -> LexemeStats | None:
+    """The memories' row estimate, the share of rows holding each most common lexeme and the
+    smallest such share; None on a small or never analysed store. Remembered for a minute per
+    pooled connection."""
+    info = session.connection().info
+    now = time.monotonic()
+    cached = info.get("aletheia_lexeme_stats")
+    if cached is not None and now - cached[0] < STATS_TTL_SECONDS:
+        found: LexemeStats | None = cached[1]
+        return found
+    rows = driver.rows(session, _STATS_SQL, [])
+    stats: LexemeStats | None = None
+    if rows and rows[0][1] and rows[0][2] and rows[0][0] >= STATS_MIN_ROWS:
+        count, lexemes, shares = rows[0]
+        # The shares end with the least and the greatest of them (PostgreSQL's ts_typanalyze).
+        per_lexeme = dict(zip(lexemes, shares[: len(lexemes)], strict=True))
+        stats = (float(count), per_lexeme, float(min(per_lexeme.values())))
+    info["aletheia_lexeme_stats"] = (now, stats)
+    return stats
 
 
 def term_bounds(
