@@ -3,11 +3,15 @@
 from pathlib import Path
 
 import numpy as np
+import pytest
 from numpy.typing import NDArray
+from sqlalchemy import select
 
 from aletheia_hub.store.db import Database
+from aletheia_hub.store.facts import FactInput, record_facts
 from aletheia_hub.store.search.vector_memory import VectorIndex
-from aletheia_hub.store.vectors import save_vectors
+from aletheia_hub.store.tables import FACTS
+from aletheia_hub.store.vectors import ItemKind, save_vectors, vectors_after
 from tests.hub.store.bulk import NewMemory, save_many, store_on
 
 MODEL = "test-model"
@@ -75,3 +79,46 @@ def test_a_replaced_vector_takes_the_place_of_the_old_one(tmp_path: Path) -> Non
     assert abs((index.similarity(vectors[2], "memory", ids[0]) or 0.0) - 1.0) < 1e-3
     assert index.similarity(vectors[2], "memory", ids[2] + 1) is None
     assert index.similarity(vectors[2], "fact", ids[0]) is None
+
+
+@pytest.mark.parametrize(
+    "backend", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+)
+def test_vectors_after_reads_memories_and_facts_in_seq_order_a_chunk_at_a_time(
+    tmp_path: Path, backend: str
+) -> None:
+    with store_on(backend, tmp_path) as db:
+        with db.write_session() as session:
+            memory_ids = save_many(session, [NewMemory("shop", f"n{n}", f"t{n}") for n in range(4)])
+            record_facts(
+                session=session,
+                project="billing",
+                facts=[FactInput(f"s{n}", "is", f"o{n}") for n in range(3)],
+                memory_id=None,
+            )
+            fact_ids = list(session.execute(select(FACTS.c.id).order_by(FACTS.c.id)).scalars())
+            # Stored alternately: memory, fact, memory, fact, ... then the last memory.
+            order: list[tuple[ItemKind, int]] = []
+            for n in range(4):
+                order.append(("memory", memory_ids[n]))
+                if n < len(fact_ids):
+                    order.append(("fact", fact_ids[n]))
+            for kind, item_id in order:
+                save_vectors(
+                    session=session,
+                    model="m",
+                    dimension=2,
+                    items=[(kind, item_id, np.array([1, 0], dtype="<f4").tobytes())],
+                )
+        read: list[tuple[str, int, str]] = []
+        seqs: list[int] = []
+        with db.read_session() as session:
+            after = 0
+            while batch := vectors_after(session=session, model="m", after_seq=after, limit=3):
+                assert len(batch) <= 3
+                read += [(stored.kind, stored.id, stored.project) for stored in batch]
+                seqs += [stored.seq for stored in batch]
+                after = batch[-1].seq
+    assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
+    assert [(kind, item_id) for kind, item_id, _ in read] == order
+    assert {project for kind, _, project in read if kind == "fact"} == {"billing"}
