@@ -163,10 +163,10 @@ def test_find_cycle_reports_the_modules_that_import_each_other() -> None:
 
 # Rooms of the top layer that sit beside the HTTP edge and the MCP tools, not above them: a
 # type they share lives in the package that owns it (or is named as a Protocol by the user).
-# (The hooks reach the hub through the proxy package's client, a declared dependency: they
-# are a client of the hub as the proxy is.)
+# Reaching the hub as its client belongs to the proxy package; only the entry points
+# (commands/) put it together with the hosts' side of a hook.
 SIDEWAYS: Final = {
-    "hosts": ("aletheia_hub.http", "aletheia_hub.mcp.tools"),
+    "hosts": ("aletheia_hub.http", "aletheia_hub.mcp.tools", "aletheia_proxy"),
     "commands": ("aletheia_hub.http", "aletheia_hub.mcp.tools"),
 }
 

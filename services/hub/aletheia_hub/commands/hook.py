@@ -8,6 +8,7 @@ import sys
 from aletheia_hub.hosts import hooks
 from aletheia_hub.hosts.catalog import HOSTS
 from aletheia_hub.hosts.store_env import NAMES as CARRIED
+from aletheia_proxy import hook_calls
 from aletheia_shared import env
 
 
@@ -69,14 +70,18 @@ def run(args: argparse.Namespace) -> int:
             prompt = hooks.prompt_to_send(given.prompt, args.tool, environ)
             if prompt is None:
                 return None  # nothing to send: no hub is reached, none is started
-        hub = hooks.connect(environ, given.cwd, args.tool)
         try:
-            if prompt is None:  # session-start, the one event left that sends no prompt
-                return json.dumps(hooks.session_start_output(hooks.session_context(hub), host))
-            hooks.record_prompt(hub, prompt, args.tool)
-            return None
-        finally:
-            hub.close()
+            hub = hook_calls.connect(environ, given.cwd, args.tool)
+            try:
+                if prompt is None:  # session-start, the one event left that sends no prompt
+                    context = hook_calls.session_context(hub)
+                    return json.dumps(hooks.session_start_output(context, host))
+                hook_calls.record_prompt(hub, prompt, args.tool)
+                return None
+            finally:
+                hub.close()
+        except hook_calls.HubCallFailed as error:
+            raise hooks.HookFailed(str(error)) from None
 
     try:
         answer = hooks.within_budget(work, args.budget)

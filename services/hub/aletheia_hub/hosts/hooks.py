@@ -1,7 +1,7 @@
-"""What `aletheia hook` does for a host's session hooks: read the hook's JSON on stdin, reach
-the hub the way aletheia-mcp does (starting a local one when none answers), and answer in the
-host's hook JSON. A hook never blocks or breaks its host: every failure is one line on stderr
-and exit code 0, and the whole run is bounded by a time budget.
+"""The host's side of `aletheia hook`: read the hook's JSON on stdin, decide what a prompt may
+send, bound the run by a time budget and answer in the host's hook JSON. Reaching the hub is
+the proxy package's (aletheia_proxy.hook_calls), a client of the hub as aletheia-mcp is. A hook
+never blocks or breaks its host: every failure is one line on stderr and exit code 0.
 
 Input and output shapes follow Claude Code's hooks reference (Gemini CLI and Codex use the
 same): SessionStart and UserPromptSubmit send `{"session_id", "transcript_path", "cwd",
@@ -20,14 +20,9 @@ from typing import Any, Final, TextIO
 
 from aletheia_hub.capture import CAPTURE_OFF_FOR_ENV, capture_is_off, parse_hosts, strip_private
 from aletheia_hub.hosts.catalog import Host
-from aletheia_proxy.config import ConfigError, load_config
-from aletheia_proxy.local_hub import LocalHub
-from aletheia_proxy.transport import HubClient, HubUnreachable, HubUntrusted, health_url
-from aletheia_shared import env
 
 BUDGET_SECONDS: Final = 10.0
 CONTEXT_MAX_CHARS: Final = 6_000
-PROTOCOL_VERSION: Final = "2025-11-25"
 
 
 class HookFailed(Exception):
@@ -83,78 +78,6 @@ def within_budget(work: Callable[[], str | None], budget: float) -> str | None:
     return outcome[0]
 
 
-def connect(environ: Mapping[str, str], cwd: str, tool: str) -> HubClient:
-    """A client of the hub aletheia-mcp would use from `cwd`: ALETHEIA_HUB_URL as given, else
-    the local hub of the configured store, started when none answers."""
-    settings = {**environ, env.CWD: cwd, env.TOOL: tool}
-    try:
-        config = load_config(settings)
-    except ConfigError as error:
-        raise HookFailed(str(error)) from None
-    hub = HubClient(config)
-    if not config.hub_url_given:
-        problem = LocalHub(hub).find()
-        if problem is not None:
-            hub.close()
-            raise HookFailed(problem)
-    return hub
-
-
-def _rpc(hub: HubClient, message: dict[str, Any]) -> dict[str, Any] | None:
-    try:
-        response = hub.post(json.dumps(message).encode())
-    except HubUnreachable as error:
-        raise HookFailed(f"the hub at {hub.hub_url} cannot be reached ({error})") from None
-    except HubUntrusted as error:
-        raise HookFailed(str(error)) from None
-    if response.status_code >= 400:
-        raise HookFailed(f"the hub at {hub.hub_url} answered HTTP {response.status_code}")
-    if "id" not in message:
-        return None
-    try:
-        reply = response.json()
-    except ValueError:
-        raise HookFailed(f"the hub at {hub.hub_url} answered something other than JSON") from None
-    if not isinstance(reply, dict) or "result" not in reply:
-        problem = reply.get("error", {}) if isinstance(reply, dict) else {}
-        raise HookFailed(f"the hub refused {message['method']}: {problem.get('message', reply)}")
-    result: dict[str, Any] = reply["result"]
-    return result
-
-
-def session_context(hub: HubClient) -> str:
-    """The text of session_start_context for the project the client names."""
-    _rpc(
-        hub,
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": PROTOCOL_VERSION,
-                "capabilities": {},
-                "clientInfo": {"name": "aletheia-hook", "version": "1"},
-            },
-        },
-    )
-    _rpc(hub, {"jsonrpc": "2.0", "method": "notifications/initialized"})
-    result = _rpc(
-        hub,
-        {
-            "jsonrpc": "2.0",
-            "id": 2,
-            "method": "tools/call",
-            "params": {"name": "session_start_context", "arguments": {}},
-        },
-    )
-    hub.end_session()
-    content = (result or {}).get("content") or [{}]
-    text = content[0].get("text", "")
-    if (result or {}).get("isError"):
-        raise HookFailed(f"session_start_context failed: {text}")
-    return str(text)
-
-
 def prompt_to_send(prompt: str | None, tool: str, environ: Mapping[str, str]) -> str | None:
     """The prompt as it may leave this machine, <private> text taken out; None when nothing
     is left or this environment switches capture off for `tool` (ALETHEIA_CAPTURE_OFF_FOR)."""
@@ -166,21 +89,6 @@ def prompt_to_send(prompt: str | None, tool: str, environ: Mapping[str, str]) ->
         return None
     kept = strip_private(prompt)
     return kept if kept.strip() else None
-
-
-def record_prompt(hub: HubClient, prompt: str, tool: str) -> None:
-    """Store the prompt as a session request of the client's project (the hub redacts it;
-    200 is a repeat counted, or nothing kept by the hub's own capture settings)."""
-    url = health_url(hub.hub_url).removesuffix("/healthz") + "/api/requests"
-    body = {"request": prompt, "project": hub.config.project, "tool": tool}
-    try:
-        response = hub.post_json(url, body)
-    except HubUnreachable as error:
-        raise HookFailed(f"the hub at {url} cannot be reached ({error})") from None
-    except HubUntrusted as error:
-        raise HookFailed(str(error)) from None
-    if response.status_code not in (200, 201):
-        raise HookFailed(f"the hub refused the request: HTTP {response.status_code}")
 
 
 def cut(text: str, limit: int = CONTEXT_MAX_CHARS) -> str:
