@@ -12,6 +12,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, NamedTuple
 
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR
+
 from aletheia_hub.clock import now_ms
 from aletheia_shared import jsonrpc
 
@@ -42,11 +44,11 @@ HELP: Final = {
 }
 
 ERROR_KINDS: Final = {
-    jsonrpc.PARSE_ERROR: "parse_error",
-    jsonrpc.INVALID_REQUEST: "invalid_request",
-    jsonrpc.METHOD_NOT_FOUND: "method_not_found",
-    jsonrpc.INVALID_PARAMS: "invalid_params",
-    jsonrpc.INTERNAL_ERROR: "internal_error",
+    PARSE_ERROR: "parse_error",
+    INVALID_REQUEST: "invalid_request",
+    METHOD_NOT_FOUND: "method_not_found",
+    INVALID_PARAMS: "invalid_params",
+    INTERNAL_ERROR: "internal_error",
     jsonrpc.SERVER_ERROR: "server_error",
     jsonrpc.UNAUTHORIZED: "unauthorized",
     jsonrpc.RATE_LIMITED: "rate_limited",

@@ -11,7 +11,11 @@ from typing import Any, Final
 from fastapi import APIRouter, Request, Response
 from mcp_types import (
     HEADER_MISMATCH,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
+    PARSE_ERROR,
     UNSUPPORTED_PROTOCOL_VERSION,
 )
 from starlette.concurrency import run_in_threadpool
@@ -46,13 +50,13 @@ _ERROR_CODE: Final = re.compile(
 )
 _ERROR_CODE_SCAN: Final = 65536
 STATELESS_ERROR_STATUS: Final = {
-    jsonrpc.PARSE_ERROR: 400,
-    jsonrpc.INVALID_REQUEST: 400,
-    jsonrpc.INVALID_PARAMS: 400,
+    PARSE_ERROR: 400,
+    INVALID_REQUEST: 400,
+    INVALID_PARAMS: 400,
     HEADER_MISMATCH: 400,
     MISSING_REQUIRED_CLIENT_CAPABILITY: 400,
     UNSUPPORTED_PROTOCOL_VERSION: 400,
-    jsonrpc.METHOD_NOT_FOUND: 404,
+    METHOD_NOT_FOUND: 404,
 }
 
 
@@ -125,7 +129,7 @@ def _answer_post(
     if stateless and isinstance(payload, list):
         return rpc_failure(
             400,
-            jsonrpc.INVALID_REQUEST,
+            INVALID_REQUEST,
             "Invalid Request: MCP 2026-07-28 sends one request per POST, never a batch.",
         )
     body = read_body(
@@ -216,22 +220,22 @@ def _read_payload(raw: bytes | None, settings: Settings) -> Any:
     if raw is None:
         return rpc_failure(
             413,
-            jsonrpc.INVALID_REQUEST,
+            INVALID_REQUEST,
             f"Request body too large: the limit is {settings.max_body_bytes} bytes.",
         )
     try:
         payload = json.loads(raw)
     except (UnicodeDecodeError, ValueError, RecursionError):
-        return rpc_failure(400, jsonrpc.PARSE_ERROR, "Parse error: the body is not valid JSON.")
+        return rpc_failure(400, PARSE_ERROR, "Parse error: the body is not valid JSON.")
     if payload == [] or not isinstance(payload, dict | list):
         return rpc_failure(
-            400, jsonrpc.INVALID_REQUEST, "Invalid Request: send a JSON-RPC message or a batch."
+            400, INVALID_REQUEST, "Invalid Request: send a JSON-RPC message or a batch."
         )
     cap = settings.max_batch_messages
     if isinstance(payload, list) and len(payload) > cap:
         return rpc_failure(
             400,
-            jsonrpc.INVALID_REQUEST,
+            INVALID_REQUEST,
             f"Invalid Request: a batch may hold at most {cap} messages "
             f"(ALETHEIA_MAX_BATCH_MESSAGES) and this one holds {len(payload)}; nothing was run. "
             "Send fewer at once.",

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from typing import Any, Final
 
 import mcp_types as wire_types
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND
 from pydantic import ValidationError
 
 from aletheia_hub import metrics
@@ -141,7 +142,7 @@ class Dispatcher:
             logger.exception("%s failed", call.method)
             return jsonrpc.error_response(
                 call.request_id,
-                jsonrpc.INTERNAL_ERROR,
+                INTERNAL_ERROR,
                 f"Internal error while handling {redact(call.method).text[:100]}; the hub log "
                 "has the details.",
             )
@@ -258,7 +259,7 @@ def _invalid_params(
 ) -> wire_types.RequestParams:
     problem = error.errors()[0]
     where = ".".join(str(part) for part in problem["loc"]) or "params"
-    raise RpcError(jsonrpc.INVALID_PARAMS, f"Invalid params: {where}: {problem['msg']}.")
+    raise RpcError(INVALID_PARAMS, f"Invalid params: {where}: {problem['msg']}.")
 
 
 def _unknown_cursor(
@@ -268,7 +269,7 @@ def _unknown_cursor(
 
 
 def _unknown_cursor_error() -> RpcError:
-    return RpcError(jsonrpc.INVALID_PARAMS, "Invalid params: unknown cursor.")
+    return RpcError(INVALID_PARAMS, "Invalid params: unknown cursor.")
 
 
 def _discovery(instructions: str) -> dict[str, Any]:
@@ -289,17 +290,13 @@ def _discovery(instructions: str) -> dict[str, Any]:
 def _method_not_found(method: str, *, stateless: bool = False) -> RpcError:
     if method in ("initialize", "ping") and stateless:
         return RpcError(
-            jsonrpc.METHOD_NOT_FOUND,
+            METHOD_NOT_FOUND,
             f"Method not found: {method} is not part of MCP 2026-07-28; send it without "
             "the protocol version in params._meta (and MCP-Protocol-Version header).",
         )
     if method == DISCOVER_METHOD:
-        return RpcError(
-            jsonrpc.METHOD_NOT_FOUND, "Method not found: server/discover; use initialize."
-        )
+        return RpcError(METHOD_NOT_FOUND, "Method not found: server/discover; use initialize.")
     # The name is echoed for typos; a pasted secret is not, nor a name no method could have.
     if len(method) > 200:
-        return RpcError(
-            jsonrpc.METHOD_NOT_FOUND, f"Method not found: a name of {len(method)} characters."
-        )
-    return RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {redact(method).text}")
+        return RpcError(METHOD_NOT_FOUND, f"Method not found: a name of {len(method)} characters.")
+    return RpcError(METHOD_NOT_FOUND, f"Method not found: {redact(method).text}")

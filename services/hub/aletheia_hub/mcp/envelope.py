@@ -4,6 +4,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final
 
+from mcp_types import INVALID_PARAMS, INVALID_REQUEST
+
 from aletheia_shared import jsonrpc
 from aletheia_shared.jsonrpc import ErrorResponse, RequestId
 
@@ -47,7 +49,7 @@ def check_message(message: Any) -> Checked:
     elif isinstance(params, list):
         # A structured value, so a valid JSON-RPC envelope; MCP methods take named params only.
         return jsonrpc.error_response(
-            request_id, jsonrpc.INVALID_PARAMS, "Invalid params: params must be an object."
+            request_id, INVALID_PARAMS, "Invalid params: params must be an object."
         )
     elif not isinstance(params, dict):
         return invalid_request(request_id, "params must be an object.")
@@ -58,4 +60,4 @@ def check_message(message: Any) -> Checked:
 
 def invalid_request(request_id: RequestId, reason: str) -> ErrorResponse:
     """A -32600 Invalid Request error saying what is wrong."""
-    return jsonrpc.error_response(request_id, jsonrpc.INVALID_REQUEST, f"Invalid Request: {reason}")
+    return jsonrpc.error_response(request_id, INVALID_REQUEST, f"Invalid Request: {reason}")

@@ -3,7 +3,7 @@
 from collections.abc import Mapping
 from typing import Any
 
-from mcp_types import CallToolRequestParams, CallToolResult, TextContent
+from mcp_types import INVALID_PARAMS, CallToolRequestParams, CallToolResult, TextContent
 from pydantic import ValidationError
 
 from aletheia_hub import auth
@@ -19,7 +19,6 @@ from aletheia_hub.redact import redact
 from aletheia_hub.store.audit import Outcome
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.errors import StoreError
-from aletheia_shared import jsonrpc
 
 
 def call_tool(
@@ -60,14 +59,14 @@ def invalid_params(error: ValidationError, raw: Mapping[str, Any], registry: Reg
         return _no_tool_name()
     _find_tool(registry, raw.get("name"))
     if "arguments" in fields:
-        return RpcError(jsonrpc.INVALID_PARAMS, "Invalid params: arguments must be an object.")
+        return RpcError(INVALID_PARAMS, "Invalid params: arguments must be an object.")
     problem = error.errors()[0]
     where = ".".join(str(part) for part in problem["loc"]) or "params"
-    return RpcError(jsonrpc.INVALID_PARAMS, f"Invalid params: {where}: {problem['msg']}.")
+    return RpcError(INVALID_PARAMS, f"Invalid params: {where}: {problem['msg']}.")
 
 
 def _no_tool_name() -> RpcError:
-    return RpcError(jsonrpc.INVALID_PARAMS, "Invalid params: tools/call needs a tool name.")
+    return RpcError(INVALID_PARAMS, "Invalid params: tools/call needs a tool name.")
 
 
 def _find_tool(registry: Registry, name: Any) -> Tool:
@@ -76,7 +75,7 @@ def _find_tool(registry: Registry, name: Any) -> Tool:
     tool = registry.find(name)
     if tool is None:
         # The name is echoed for typos; a pasted secret is not.
-        raise RpcError(jsonrpc.INVALID_PARAMS, f"Unknown tool: {redact(name).text[:200]}")
+        raise RpcError(INVALID_PARAMS, f"Unknown tool: {redact(name).text[:200]}")
     return tool
 
 
