@@ -5,7 +5,7 @@ through RuleAccess. None stands for full access (the CLI, which runs without a t
 """
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from sqlalchemy import select, update
@@ -63,11 +63,11 @@ class RuleImport:
         if outside:
             raise ImportRefused(outside)
 
-    def add(
-        self, entry: RuleEntry, evidence_memories: list[int], evidence_facts: list[int]
-    ) -> bool:
-        """Add the rule unless the store holds it (False). It keeps its id unless another rule
-        has that id: a document never takes over, nor learns of, a rule by naming its id."""
+    def add(self, entry: RuleEntry, memory_ids: Mapping[str, int], fact_ids: list[int]) -> bool:
+        """Add the rule unless the store holds it (False), its evidence found by the document's
+        observation ids (`memory_ids`: those imported) and fact positions (`fact_ids`: the
+        store's id of each document fact). It keeps its id unless another rule has that id: a
+        document never takes over, nor learns of, a rule by naming its id."""
         digest = _digest(entry)
         held = self._held(digest)
         if held is not None:
@@ -82,8 +82,10 @@ class RuleImport:
             rule_id=rule_id,
             source=entry.source,
             project=self.project,
-            evidence_memory_ids=evidence_memories,
-            evidence_fact_ids=evidence_facts,
+            evidence_memory_ids=[
+                memory_ids[name] for name in entry.evidence_observations if name in memory_ids
+            ],
+            evidence_fact_ids=[fact_ids[position] for position in entry.evidence_facts],
             created_at_ms=entry.created_at_ms,
             confirmed_at_ms=entry.confirmed_at_ms,
             enabled=entry.enabled,
