@@ -13,7 +13,7 @@ from typing import Final
 import httpx
 
 from aletheia_hub.store.db import Database
-from aletheia_hub.store.search import postings
+from aletheia_hub.store.search import postings_registry
 
 BIN: Final = Path(sys.executable).parent
 READY_SECONDS: Final = 60
@@ -55,13 +55,13 @@ def _ready(url: str) -> bool:
 
 
 def read_postings(store: str) -> float | None:
-    """Read the store's postings into this process (see postings): seconds taken, or None
+    """Read the store's postings into this process (see postings_registry): seconds taken, or None
     when the store is too small to get them."""
     db = Database(store)
     try:
         with db.read_session() as session:
             start = time.perf_counter()
-            held = postings.build(session)
+            held = postings_registry.build(session)
             return time.perf_counter() - start if held is not None else None
     finally:
         db.dispose()
@@ -74,7 +74,7 @@ def wait_for_postings(mcp_url: str, store: str) -> None:
     try:
         with db.read_session() as session:
             count = session.connection().exec_driver_sql("SELECT count(*) FROM memories")
-            large = db.is_sqlite and count.scalar_one() >= postings.MIN_MEMORIES
+            large = db.is_sqlite and count.scalar_one() >= postings_registry.MIN_MEMORIES
     finally:
         db.dispose()
     deadline = time.monotonic() + POSTINGS_SECONDS

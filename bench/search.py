@@ -8,8 +8,8 @@ through HTTP tools/call, plus save_memory throughput over HTTP. Prints figures o
 every match (engine.rank_every_match, nothing pruned). --database-url runs on PostgreSQL
 instead, one schema per size (bench_<size>, reused when it holds the corpus).
 
-On SQLite, a store of postings.MIN_MEMORIES memories or more is ranked from postings held in
-memory: both paths time searches once they are read (the time taken is printed).
+On SQLite, a store of postings_registry.MIN_MEMORIES memories or more is ranked from postings
+held in memory: both paths time searches once they are read (the time taken is printed).
 """
 
 import argparse

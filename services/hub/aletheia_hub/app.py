@@ -25,7 +25,7 @@ from aletheia_hub.settings import Settings
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.identity import store_id
 from aletheia_hub.store.migrate import upgrade_to_head
-from aletheia_hub.store.search import postings
+from aletheia_hub.store.search import postings_registry
 from aletheia_shared import __version__
 
 # Each tool set is mounted at its own path, answered by its own dispatcher.
@@ -113,7 +113,7 @@ def create_app(settings: Settings, tool_sets: Sequence[ToolSet] = TOOL_SETS) -> 
 
 def _start_postings(db: Database) -> None:
     with db.read_session() as session:
-        postings.start(session)
+        postings_registry.start(session)
 
 
 def _read_store_id(db: Database) -> str:

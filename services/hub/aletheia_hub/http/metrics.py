@@ -16,7 +16,7 @@ from aletheia_hub.http.auth import authenticate
 from aletheia_hub.metrics import Gauge, Metrics
 from aletheia_hub.settings import Settings
 from aletheia_hub.store.db import Database
-from aletheia_hub.store.search.postings import held_memories
+from aletheia_hub.store.search.postings_registry import held_memories
 from aletheia_hub.store.stats import row_counts, store_size_bytes
 from aletheia_hub.store.vectors import count_pending
 

@@ -7,21 +7,17 @@ with FTS5's own formula, constants and order of operations, so that each score i
 FTS5's bm25() gives for the row, bit for bit (see sqlite_backend.MEMORY_RANK). Each memory's
 date is kept too, for word searches ordered by date.
 
-Only stores of at least MIN_MEMORIES memories get one: below that FTS5 ranks every match in a
-couple of milliseconds, and the arrays would only add to the hub's memory (5 to 6 bytes per
-distinct term of a memory: 29 MB for 100,000 memories of 80 words). It is built in the
-background the first time such a store is searched; until then search uses FTS5 alone.
-Rows are never removed from the index, so the copy follows it by reading the rows above the
-last one it holds, on a connection of its own that sees committed rows only.
+The arrays take 5 to 6 bytes per distinct term of a memory (29 MB for 100,000 memories of 80
+words), so only large stores get a copy: postings_registry decides which, reads it in the
+background and keeps one per store file. Rows are never removed from the index, so the copy
+follows it by reading the rows above the last one it holds (catch_up).
 """
 
 from __future__ import annotations
 
-import logging
 import math
 import sqlite3
 import threading
-import time
 from array import array
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -30,16 +26,9 @@ from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
-from sqlmodel import Session
 
 from aletheia_hub.heap import trim_heap
-from aletheia_hub.store.search import driver
 
-logger = logging.getLogger(__name__)
-
-MIN_MEMORIES: Final = 20_000
-# Seconds between looks at whether a store below MIN_MEMORIES has grown past it.
-RECOUNT_SECONDS: Final = 60.0
 # Rows read from the index per statement while catching up.
 READ_BATCH: Final = 5_000
 # Memories appended since the arrays were laid out, as a share of those laid out, before they
@@ -331,155 +320,3 @@ def _varints(blob: bytes) -> Iterator[int]:
         if byte < 0x80:
             yield value
             value = 0
-
-
-# --- one copy per store file, kept up to date
-
-
-@dataclass(slots=True)
-class _Store:
-    path: str
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    postings: Postings | None = None
-    building: bool = False
-    counted_at: float = -math.inf
-    connection: sqlite3.Connection | None = None
-
-    def connect(self) -> sqlite3.Connection:
-        """The store's own connection (caller holds the lock)."""
-        if self.connection is None:
-            self.connection = _connect(self.path)
-        return self.connection
-
-
-_STORES: dict[str, _Store] = {}
-_STORES_LOCK = threading.Lock()
-
-
-def postings_for(session: Session) -> Postings | None:
-    """The store's postings, holding every memory row the session sees; None while there
-    are none (a small store, one being read, or rows the session has not committed)."""
-    store = _store(session)
-    if store is None:
-        return None
-    postings = store.postings
-    if postings is None:
-        _start_building(store)
-        return None
-    seen = driver.scalar(session, "SELECT max(id) FROM memories_fts_docsize") or 0
-    if seen == postings.last_id:
-        return postings
-    with store.lock:
-        if store.postings is not postings:
-            return None
-        if seen > postings.last_id:
-            postings.catch_up(store.connect())
-            return postings if postings.last_id >= seen else None
-        # The session began before later rows were committed, or the store was replaced by
-        # a smaller one (a restore): then the copy is read again.
-        if _last_id(store.connect()) >= postings.last_id:
-            return postings
-        store.postings = None
-    _start_building(store)
-    return None
-
-
-def build(session: Session, *, minimum: int = MIN_MEMORIES) -> Postings | None:
-    """Read the store's postings now when it holds at least `minimum` memories, and keep
-    them (for benchmarks and tests; the hub reads them in the background)."""
-    store = _store(session)
-    if store is None:
-        return None
-    postings = _read(store.path, minimum)
-    with store.lock:
-        store.postings = postings
-    return postings
-
-
-def start(session: Session) -> None:
-    """Begin reading the store's postings in the background when it is large enough."""
-    postings_for(session)
-
-
-def held_memories(session: Session) -> int:
-    """How many memories the store's postings hold (0 when there are none)."""
-    store = _store(session)
-    postings = store.postings if store is not None else None
-    return postings.memories if postings is not None else 0
-
-
-def forget(session: Session) -> None:
-    """Drop the store's postings: FTS5 ranks alone until a search reads them again."""
-    path = _store_path(session)
-    with _STORES_LOCK:
-        store = _STORES.pop(path, None) if path is not None else None
-    if store is not None:
-        with store.lock:
-            if store.connection is not None:
-                store.connection.close()
-                store.connection = None
-
-
-def _store(session: Session) -> _Store | None:
-    path = _store_path(session)
-    if path is None:
-        return None
-    store = _STORES.get(path)
-    if store is not None:
-        return store
-    with _STORES_LOCK:
-        return _STORES.setdefault(path, _Store(path))
-
-
-def _store_path(session: Session) -> str | None:
-    url = session.get_bind().engine.url
-    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
-        return None
-    return str(url.database)
-
-
-def _connect(path: str) -> sqlite3.Connection:
-    connection = sqlite3.connect(path, timeout=10.0, check_same_thread=False)
-    connection.isolation_level = None  # each statement reads what is committed
-    connection.execute("PRAGMA query_only=ON")
-    return connection
-
-
-def _last_id(connection: sqlite3.Connection) -> int:
-    found = connection.execute("SELECT max(id) FROM memories_fts_docsize").fetchone()
-    return int(found[0] or 0)
-
-
-def _start_building(store: _Store) -> None:
-    with store.lock:
-        now = time.monotonic()
-        if store.building or store.postings is not None or now - store.counted_at < RECOUNT_SECONDS:
-            return
-        store.building, store.counted_at = True, now
-    threading.Thread(target=_build_in_background, args=(store,), daemon=True).start()
-
-
-def _build_in_background(store: _Store) -> None:
-    try:
-        postings = _read(store.path, MIN_MEMORIES)
-        with store.lock:
-            if store.postings is None:
-                store.postings = postings
-    except sqlite3.Error:
-        logger.exception("the search index could not be read into memory; FTS5 ranks alone")
-    finally:
-        store.building = False
-
-
-def _read(path: str, minimum: int) -> Postings | None:
-    """New postings of every row, when the index holds at least `minimum` memories."""
-    connection = _connect(path)
-    try:
-        count = connection.execute("SELECT count(*) FROM memories_fts_docsize").fetchone()[0]
-        if count < minimum:
-            return None
-        postings = Postings()
-        postings.catch_up(connection)
-        return postings
-    finally:
-        connection.close()

@@ -26,8 +26,8 @@ from aletheia_hub.store.search.postings import (
     MIN_IDF,
     TITLE_WEIGHT,
     Matches,
-    postings_for,
 )
+from aletheia_hub.store.search.postings_registry import postings_for
 from aletheia_hub.store.search.terms import index_terms, project_term
 
 # bm25 column weights: project_term, title, body, files (postings weigh them alike).
