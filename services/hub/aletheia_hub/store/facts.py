@@ -1,10 +1,11 @@
-"""Facts (subject, predicate, object, valid from/to); a new object closes the current one."""
+"""Facts (subject, predicate, object, valid from/to); a new object closes the current one.
+Read by subject, newest per project, counted per project and per subject."""
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Row, func, or_, select, update
+from sqlalchemy import ColumnElement, Row, and_, case, func, or_, select, update
 from sqlmodel import Session
 
 from aletheia_hub.clock import now_ms
@@ -164,3 +165,48 @@ def fact_record(row: Row[Any]) -> FactRecord:
         valid_from_ms=row.valid_from_ms,
         valid_to_ms=row.valid_to_ms,
     )
+
+
+def facts_per_project(*, session: Session, projects: Sequence[str] | None) -> dict[str, int]:
+    """Current facts (neither dismissed nor replaced) per project, within `projects`."""
+    rows = session.execute(
+        select(FACTS.c.project, func.count())
+        .where(_visible_facts(projects), FACTS.c.valid_to_ms.is_(None))
+        .group_by(FACTS.c.project)
+    ).all()
+    return {str(project): int(count) for project, count in rows}
+
+
+@dataclass(frozen=True, slots=True)
+class SubjectCount:
+    subject: str
+    current: int
+    replaced: int
+
+
+def fact_subjects(
+    *, session: Session, projects: Sequence[str] | None, limit: int = 200, offset: int = 0
+) -> list[SubjectCount]:
+    """Subjects of the visible facts, with how many are current and how many replaced."""
+    current = func.sum(case((FACTS.c.valid_to_ms.is_(None), 1), else_=0))
+    query = select(FACTS.c.subject, current, func.count()).where(_visible_facts(projects))
+    rows = session.execute(
+        query.group_by(FACTS.c.subject).order_by(FACTS.c.subject).limit(limit).offset(offset)
+    ).all()
+    return [
+        SubjectCount(subject, int(live or 0), int(total) - int(live or 0))
+        for subject, live, total in rows
+    ]
+
+
+def subject_total(*, session: Session, projects: Sequence[str] | None) -> int:
+    """How many subjects fact_subjects lists, on every page."""
+    count = select(func.count(func.distinct(FACTS.c.subject))).where(_visible_facts(projects))
+    return int(session.execute(count).scalar_one())
+
+
+def _visible_facts(projects: Sequence[str] | None) -> ColumnElement[bool]:
+    conditions: list[Any] = [FACTS.c.dismissed_at_ms.is_(None)]
+    if projects is not None:
+        conditions.append(FACTS.c.project.in_(list(projects)))
+    return and_(*conditions)

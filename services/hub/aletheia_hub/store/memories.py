@@ -1,11 +1,11 @@
-"""Memories: save with dedupe (the row is written by memory_rows.py), fetch by id."""
+"""Memories: save with dedupe (the row is written by memory_rows.py), fetch by id, pin."""
 
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from sqlalchemy import Connection, bindparam, select
+from sqlalchemy import Connection, bindparam, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
@@ -31,6 +31,7 @@ __all__ = [
     "default_title",
     "get_memories",
     "save_memory",
+    "set_pinned",
 ]
 
 
@@ -124,6 +125,16 @@ def save_memory(
         session=session, project=project, facts=[f for f, _ in clean_facts], memory_id=memory_id
     )
     return SavedMemory(memory_id, project, created, redacted, added)
+
+
+def set_pinned(*, session: Session, memory_id: int, pinned: bool) -> bool:
+    """Pin or unpin a memory; False when it already was so."""
+    result = session.exec(
+        update(MEMORIES)
+        .where(MEMORIES.c.id == memory_id, MEMORIES.c.pinned.is_not(pinned))
+        .values(pinned=pinned)
+    )
+    return bool(result.rowcount)
 
 
 _ID_BY_HASH: Final = select(MEMORIES.c.id).where(

@@ -1,4 +1,4 @@
-"""Standing rules: add once, list with re-check hints, confirm."""
+"""Standing rules: add once, list with re-check hints, confirm, disable, reword."""
 
 import hashlib
 import json
@@ -221,12 +221,18 @@ def _check_evidence(
             raise StoreError(f"Unknown evidence {kind} id: {', '.join(map(str, missing))}.")
 
 
-def find_rule_reach(*, session: Session, rule_id: str) -> tuple[bool, tuple[str, ...] | None]:
-    """Whether a rule exists, and the projects it reaches (None: every project)."""
-    row = session.execute(select(RULES.c.reach_json).where(RULES.c.id == rule_id)).first()
+@dataclass(frozen=True, slots=True)
+class RuleRow:
+    record: RuleRecord
+    enabled: bool
+
+
+def find_rule(*, session: Session, rule_id: str) -> RuleRow | None:
+    """One rule, enabled or not."""
+    row = session.execute(select(RULES).where(RULES.c.id == rule_id)).first()
     if row is None:
-        return False, None
-    return True, _reach(row.reach_json)
+        return None
+    return RuleRow(record=rule_record(row), enabled=bool(row.enabled))
 
 
 def list_rules(
@@ -302,3 +308,35 @@ def confirm_rule(*, session: Session, rule_id: str) -> int:
     if not result.rowcount:
         raise StoreError(f"No rule with id {rule_id}. list_rules shows the ids.")
     return moment
+
+
+def disable_rule(*, session: Session, rule_id: str) -> bool:
+    """Disable a rule (kept, no longer listed nor written); False when it already was."""
+    result = session.exec(
+        update(RULES).where(RULES.c.id == rule_id, RULES.c.enabled.is_(True)).values(enabled=False)
+    )
+    return bool(result.rowcount)
+
+
+def reword_rule(
+    *, session: Session, rule_id: str, when: str | None, then: str, source: str
+) -> AddedRule:
+    """A new version of a rule with new wording, same scope and reach; the old one is kept,
+    disabled."""
+    found = find_rule(session=session, rule_id=rule_id)
+    if found is None or not found.enabled:
+        raise StoreError(f"No enabled rule with id {rule_id}.")
+    old = found.record
+    added = add_rule(
+        session=session,
+        then=then,
+        when=when,
+        scope_tier=old.scope_tier,
+        scope_name=old.scope_name,
+        source=source,
+        project=old.project or "default",
+        reach=old.reach,
+    )
+    if added.id != rule_id:
+        disable_rule(session=session, rule_id=rule_id)
+    return added

@@ -71,6 +71,14 @@ def find_active_token(*, session: Session, secret: str) -> TokenRecord | None:
     return token_record(row) if row is not None else None
 
 
+def live_token(*, session: Session, token_id: str) -> TokenRecord | None:
+    """The unrevoked token with this id (a browser signed in with it stays signed in)."""
+    row = session.execute(
+        select(API_TOKENS).where(API_TOKENS.c.id == token_id, API_TOKENS.c.revoked_at_ms.is_(None))
+    ).first()
+    return token_record(row) if row is not None else None
+
+
 def use_is_stale(token: TokenRecord) -> bool:
     """Whether last-used is old enough to record again (once a minute keeps reads as reads)."""
     last = token.last_used_at_ms

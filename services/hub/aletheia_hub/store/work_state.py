@@ -1,11 +1,12 @@
-"""Work-state lists (to-do lists and the like): one named list per project, replaced whole."""
+"""Work-state lists (to-do lists and the like): one named list per project, replaced whole;
+every list of some projects, and how many each project has."""
 
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlmodel import Session
 
 from aletheia_hub.clock import now_ms
@@ -122,3 +123,38 @@ def read_list(*, session: Session, project: str, name: str) -> str | None:
         )
     ).scalar_one_or_none()
     return found
+
+
+@dataclass(frozen=True, slots=True)
+class WorkList:
+    id: int
+    project: str
+    name: str
+    items_json: str
+    tool: str
+    updated_at_ms: int
+
+
+def work_lists(*, session: Session, projects: Sequence[str] | None) -> list[WorkList]:
+    """Every work-state list in `projects` (None: all), by project and name."""
+    query = select(
+        WORK_STATE_LISTS.c.id,
+        WORK_STATE_LISTS.c.project,
+        WORK_STATE_LISTS.c.name,
+        WORK_STATE_LISTS.c.items_json,
+        WORK_STATE_LISTS.c.tool,
+        WORK_STATE_LISTS.c.updated_at_ms,
+    )
+    if projects is not None:
+        query = query.where(WORK_STATE_LISTS.c.project.in_(list(projects)))
+    rows = session.execute(query.order_by(WORK_STATE_LISTS.c.project, WORK_STATE_LISTS.c.name))
+    return [WorkList(*row) for row in rows.all()]
+
+
+def lists_per_project(*, session: Session, projects: Sequence[str] | None) -> dict[str, int]:
+    """Work-state lists per project, within `projects` (None: all)."""
+    query = select(WORK_STATE_LISTS.c.project, func.count())
+    if projects is not None:
+        query = query.where(WORK_STATE_LISTS.c.project.in_(list(projects)))
+    rows = session.execute(query.group_by(WORK_STATE_LISTS.c.project)).all()
+    return {str(project): int(count) for project, count in rows}

@@ -10,9 +10,8 @@ from aletheia_hub.clock import now_ms, parse_moment
 from aletheia_hub.http.console import charts, paging
 from aletheia_hub.http.console.access import Refused, ViewerDep
 from aletheia_hub.http.console.render import page
-from aletheia_hub.store import console as console_store
 from aletheia_hub.store.db import Database
-from aletheia_hub.store.facts import FactRecord, fact_history
+from aletheia_hub.store.facts import FactRecord, fact_history, fact_subjects, subject_total
 
 router = APIRouter()
 SUBJECTS_PAGE: Final = 100
@@ -36,13 +35,13 @@ def facts_page(
         except ValueError:
             raise Refused(400, "as of is not a date (YYYY-MM-DD).") from None
     with db.read_session() as session:
-        subjects = console_store.fact_subjects(
+        subjects = fact_subjects(
             session=session,
             projects=projects,
             limit=SUBJECTS_PAGE,
             offset=(page_number - 1) * SUBJECTS_PAGE,
         )
-        total = console_store.subject_total(session=session, projects=projects)
+        total = subject_total(session=session, projects=projects)
         facts = (
             fact_history(
                 session=session,

@@ -14,9 +14,9 @@ from aletheia_hub.http.console.access import Refused, ViewerDep, check_form
 from aletheia_hub.http.console.render import page, see_other
 from aletheia_hub.http.console.viewer import Viewer
 from aletheia_hub.mcp.tools.common import MemoryType
-from aletheia_hub.store import console as console_store
-from aletheia_hub.store import dismissals
+from aletheia_hub.store import dismissals, memory_reads
 from aletheia_hub.store.db import Database
+from aletheia_hub.store.memories import set_pinned
 from aletheia_hub.store.projects import known_projects
 from aletheia_hub.store.reach import memory_state
 from aletheia_hub.store.search import SearchQuery
@@ -73,8 +73,8 @@ def memory_list(
     with db.read_session() as session:
         projects = known_projects(session=session, projects=principal.projects)
         if query.text is None:
-            hits = console_store.newest_memories(session=session, query=query)
-            total = console_store.memory_total(session=session, query=query)
+            hits = memory_reads.newest_memories(session=session, query=query)
+            total = memory_reads.memory_total(session=session, query=query)
         else:
             found = hybrid_search(session=session, query=query, semantic=semantic, mode=mode)
             hits, facts, note = found.result.memories, found.result.facts, found.note
@@ -123,7 +123,7 @@ def memory_page(request: Request, viewer: ViewerDep, memory_id: MemoryId) -> Res
     db: Database = request.app.state.db
     _reached(viewer, db, memory_id)
     with db.read_session() as session:
-        detail = console_store.memory_detail(session=session, memory_id=memory_id)
+        detail = memory_reads.memory_detail(session=session, memory_id=memory_id)
     return page(request, viewer, "memory.html", {"memory": detail})
 
 
@@ -139,7 +139,7 @@ def pin(
     db: Database = request.app.state.db
     _reached(viewer, db, memory_id)
     with db.write_session() as session:
-        console_store.set_pinned(session=session, memory_id=memory_id, pinned=pinned)
+        set_pinned(session=session, memory_id=memory_id, pinned=pinned)
     return see_other(f"/memories/{memory_id}")
 
 

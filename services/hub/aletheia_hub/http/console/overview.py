@@ -12,11 +12,13 @@ from aletheia_hub.http.console import activity
 from aletheia_hub.http.console.access import ViewerDep
 from aletheia_hub.http.console.render import page
 from aletheia_hub.metrics import Metrics
-from aletheia_hub.store import console as console_store
+from aletheia_hub.store import memory_reads
 from aletheia_hub.store import rules as rules_store
 from aletheia_hub.store.db import Database
+from aletheia_hub.store.facts import facts_per_project
 from aletheia_hub.store.search import SearchQuery
 from aletheia_hub.store.stats import store_size_bytes
+from aletheia_hub.store.work_state import lists_per_project
 
 router = APIRouter()
 QUANTILES: Final = (0.5, 0.9, 0.99)
@@ -29,14 +31,12 @@ def overview(request: Request, viewer: ViewerDep) -> Response:
     projects = viewer.principal.projects
     query = SearchQuery(projects=projects, owner=viewer.principal.token_id)
     with db.read_session() as session:
-        counts = console_store.memory_counts(session=session, query=query)
-        facts = console_store.project_counts(session=session, table_name="facts", projects=projects)
-        lists = console_store.project_counts(
-            session=session, table_name="work_state_lists", projects=projects
-        )
+        counts = memory_reads.memory_counts(session=session, query=query)
+        facts = facts_per_project(session=session, projects=projects)
+        lists = lists_per_project(session=session, projects=projects)
         rule_count = len(rules_store.list_rules(session=session, projects=projects))
-        last_write = console_store.last_write_ms(session=session, query=query)
-        recent = console_store.newest_memories(session=session, query=replace(query, limit=5))
+        last_write = memory_reads.last_write_ms(session=session, query=query)
+        recent = memory_reads.newest_memories(session=session, query=replace(query, limit=5))
         saved = activity.saved_chart(session=session, query=query, today_ms=now_ms())
     by_project: dict[str, dict[str, int]] = {}
     for row in counts:

@@ -13,7 +13,6 @@ from aletheia_hub.http.console import write_to_tools
 from aletheia_hub.http.console.access import Refused, ViewerDep, check_form
 from aletheia_hub.http.console.render import page, see_other
 from aletheia_hub.http.console.viewer import Viewer
-from aletheia_hub.store import console as console_store
 from aletheia_hub.store import rules as rules_store
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.errors import StoreError
@@ -87,9 +86,9 @@ def add_rule(
     return see_other("/rules")
 
 
-def _changeable(viewer: Viewer, db: Database, rule_id: str) -> console_store.RuleRow:
+def _changeable(viewer: Viewer, db: Database, rule_id: str) -> rules_store.RuleRow:
     with db.read_session() as session:
-        found = console_store.find_rule(session=session, rule_id=rule_id)
+        found = rules_store.find_rule(session=session, rule_id=rule_id)
     if (
         found is None
         or not found.enabled
@@ -119,7 +118,7 @@ def disable(request: Request, viewer: ViewerDep, rule_id: str, csrf: Csrf = "") 
     db: Database = request.app.state.db
     _changeable(viewer, db, rule_id)
     with db.write_session() as session:
-        console_store.disable_rule(session=session, rule_id=rule_id)
+        rules_store.disable_rule(session=session, rule_id=rule_id)
     return see_other("/rules")
 
 
@@ -146,7 +145,7 @@ def edit(
     _changeable(viewer, db, rule_id)
     try:
         with db.write_session() as session:
-            console_store.reword_rule(
+            rules_store.reword_rule(
                 session=session,
                 rule_id=rule_id,
                 when=when.strip() or None,

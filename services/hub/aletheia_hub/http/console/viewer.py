@@ -13,8 +13,7 @@ from fastapi import Request, Response
 from aletheia_hub import auth
 from aletheia_hub.auth import Principal
 from aletheia_hub.settings import Settings
-from aletheia_hub.store import browser_sessions
-from aletheia_hub.store import console as console_store
+from aletheia_hub.store import browser_sessions, tokens
 from aletheia_hub.store.db import Database
 
 COOKIE: Final = "aletheia_console"
@@ -87,7 +86,7 @@ def _from_cookie(cookie: str, settings: Settings, db: Database) -> Viewer | None
         info = browser_sessions.find_browser_session(session=session, cookie=cookie)
         token = None
         if info is not None and info.token_id is not None:
-            token = console_store.live_token(session=session, token_id=info.token_id)
+            token = tokens.live_token(session=session, token_id=info.token_id)
     if info is None:
         return None
     if info.token_id is None:

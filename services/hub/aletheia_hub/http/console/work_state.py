@@ -10,7 +10,6 @@ from fastapi.responses import Response
 from aletheia_hub import auth
 from aletheia_hub.http.console.access import Refused, ViewerDep, check_form
 from aletheia_hub.http.console.render import page, see_other
-from aletheia_hub.store import console as console_store
 from aletheia_hub.store import work_state
 from aletheia_hub.store.db import Database
 
@@ -23,7 +22,7 @@ CONSOLE_TOOL: Final = "console"
 def work_page(request: Request, viewer: ViewerDep) -> Response:
     db: Database = request.app.state.db
     with db.read_session() as session:
-        lists = console_store.work_lists(session=session, projects=viewer.principal.projects)
+        lists = work_state.work_lists(session=session, projects=viewer.principal.projects)
     shown = [
         (entry, json.dumps(json.loads(entry.items_json), indent=2, ensure_ascii=False))
         for entry in lists

@@ -80,10 +80,10 @@ class ConfirmRuleArgs(ToolArgs):
 
 def confirm_rule(args: ConfirmRuleArgs, ctx: ToolContext) -> str:
     rule_id = args.id.strip()
-    found, reach = rules.find_rule_reach(session=ctx.session, rule_id=rule_id)
-    if not found or not auth.sees_rule(ctx.principal, reach):
+    found = rules.find_rule(session=ctx.session, rule_id=rule_id)
+    if found is None or not auth.sees_rule(ctx.principal, found.record.reach):
         raise ToolError(formats.no_rule(rule_id, ctx.name))
-    auth.check_rule_change(ctx.principal, rule_id, reach)
+    auth.check_rule_change(ctx.principal, rule_id, found.record.reach)
     at = rules.confirm_rule(session=ctx.session, rule_id=rule_id)
     return formats.rule_confirmed(rule_id, at)
 

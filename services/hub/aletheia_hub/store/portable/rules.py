@@ -8,12 +8,18 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from sqlalchemy import select, update
+from sqlalchemy import select
 from sqlmodel import Session
 
 from aletheia_hub.store.errors import StoreError
 from aletheia_hub.store.portable.document import RuleEntry
-from aletheia_hub.store.rules import CleanRule, clean_rule, new_rule_id, write_rule
+from aletheia_hub.store.rules import (
+    CleanRule,
+    clean_rule,
+    disable_rule,
+    new_rule_id,
+    write_rule,
+)
 from aletheia_hub.store.tables import RULES
 
 Reach = Sequence[str] | None
@@ -106,7 +112,7 @@ class RuleImport:
                 continue
             if self.access is not None and not self.access.may_change(_reach(reach_json)):
                 continue
-            self.session.execute(update(RULES).where(RULES.c.id == rule_id).values(enabled=False))
+            disable_rule(session=self.session, rule_id=rule_id)
             retired += 1
         return retired
 
