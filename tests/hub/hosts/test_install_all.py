@@ -6,6 +6,8 @@ import json
 import tomllib
 from pathlib import Path
 
+import pytest
+
 from aletheia_hub.hosts.catalog import HOSTS
 from tests.hub.hosts.conftest import Cli, backups
 from tests.hub.hosts.test_install import DOCUMENTED_PATHS
@@ -79,6 +81,63 @@ def test_a_file_the_user_made_stays_even_when_only_our_shape_is_left(cli: Cli, h
     assert cli("uninstall", "cursor", "--write").code == 0
     assert json.loads(path.read_text()) == {"mcpServers": {}}
     assert not (home / ".cursor" / "hooks.json").exists()  # that one we made
+
+
+# Each host's own hook settings as a user may have them: with an empty `hooks` object of the
+# user's, and without one (install then adds it, and uninstall takes it away again).
+WITH_EMPTY_HOOKS = {
+    "claude-code": '{"hooks": {}, "model": "x"}',
+    "cursor": '{"version":1,"hooks":{}}',
+    "gemini-cli": '{\n  "theme": "dark",\n  "hooks": {}\n}\n',
+    "codex": '{"hooks": {}}',
+}
+WITHOUT_HOOKS = {
+    "claude-code": '{"model": "x"}',
+    "cursor": '{"version":1}',
+    "gemini-cli": '{\n  "theme": "dark"\n}\n',
+    "codex": '{"other": true}',
+}
+
+
+def hook_settings_files(home: Path, texts: dict[str, str]) -> dict[Path, str]:
+    """Write each hook-capable host's settings file (OpenCode's hooks are a plugin file of
+    ours, so it has none) with the given text."""
+    settings_hosts = {
+        key for key, host in HOSTS.items() if host.hook_settings and host.hook_shape != "plugin"
+    }
+    assert set(texts) == settings_hosts
+    written = {}
+    for tool, text in texts.items():
+        path = HOSTS[tool].hook_file(home)
+        assert path is not None
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        written[path] = text
+    return written
+
+
+@pytest.mark.parametrize("texts", [WITH_EMPTY_HOOKS, WITHOUT_HOOKS], ids=["empty", "none"])
+def test_a_cycle_gives_back_hook_settings_byte_for_byte_with_or_without_hooks(
+    cli: Cli, home: Path, texts: dict[str, str]
+) -> None:
+    files = hook_settings_files(home, texts)
+    cycle(cli)
+    for path, text in files.items():
+        assert path.read_text() == text, path
+    assert not (home / ".aletheia").exists()  # nothing of ours is left to remember
+
+
+def test_a_hooks_object_install_added_goes_even_when_the_user_added_beside_it(
+    cli: Cli, home: Path
+) -> None:
+    path = home / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text('{"model": "x"}')
+    assert cli("install", "claude-code", "--hooks", "--write").code == 0
+    settings = json.loads(path.read_text())
+    path.write_text(json.dumps({**settings, "theme": "dark"}))
+    assert cli("uninstall", "claude-code", "--write").code == 0
+    assert json.loads(path.read_text()) == {"model": "x", "theme": "dark"}
 
 
 def test_one_host_or_all_is_asked_for(cli: Cli, home: Path) -> None:

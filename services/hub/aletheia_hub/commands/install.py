@@ -196,6 +196,8 @@ def _plan_install(
         # Gemini CLI keeps servers and hooks in one file: one change then holds both.
         executable = aletheia_command()
         base = planned.get(hook_file)
+        if hook_settings.adds_container(host, hook_file, base):
+            run.settings[_hooks_name(run, hook_file)] = None
         planned[hook_file] = hook_settings.plan_hooks(
             host, hook_file, executable, base, remote, carried.environment
         )
@@ -220,9 +222,11 @@ def _plan_uninstall(run: _Run, host: Host) -> tuple[list[Change], list[str]]:
     run.forget.append(container)
     hook_file = host.hook_file(home)
     if hook_file is not None:
+        hooks = _hooks_name(run, hook_file)
         planned[hook_file] = hook_settings.plan_remove_hooks(
-            host, hook_file, planned.get(hook_file)
+            host, hook_file, planned.get(hook_file), container=hooks in run.created.settings
         )
+        run.forget.append(hooks)
     flag = _flag_name(run, config)
     if host.key == "codex" and flag in run.created.settings:
         previous = run.created.settings[flag]
@@ -238,6 +242,10 @@ def _plan_uninstall(run: _Run, host: Host) -> tuple[list[Change], list[str]]:
 
 def _container_name(run: _Run, host: Host, config: Path) -> str:
     return f"{run.created.name(config)} {entry_path(host)[0]}"
+
+
+def _hooks_name(run: _Run, hook_file: Path) -> str:
+    return f"{run.created.name(hook_file)} hooks"
 
 
 def _flag_name(run: _Run, config: Path) -> str:

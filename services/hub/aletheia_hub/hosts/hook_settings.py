@@ -79,8 +79,21 @@ def plan_hooks(
     return Change(path, before, document.dump()) if changed else None
 
 
-def plan_remove_hooks(host: Host, path: Path, base: Change | None = None) -> Change | None:
-    """The change that takes our hooks (and only ours) out of the settings."""
+def adds_container(host: Host, path: Path, base: Change | None = None) -> bool:
+    """Whether adding our hooks also adds the `hooks` object itself (it is not there yet), so
+    uninstall knows it may take that object away again once it is empty."""
+    if host.hook_shape == "plugin":
+        return False
+    _, document = _load(host, path, base)
+    return "hooks" not in document.data
+
+
+def plan_remove_hooks(
+    host: Host, path: Path, base: Change | None = None, *, container: bool = False
+) -> Change | None:
+    """The change that takes our hooks (and only ours) out of the settings; with `container`
+    (install added the `hooks` object), that object too once nothing else is in it. An empty
+    `hooks` the user wrote stays."""
     if host.hook_shape == "plugin":
         return opencode_plugin.plan_removal(path)
     before, document = _load(host, path, base)
@@ -101,10 +114,11 @@ def plan_remove_hooks(host: Host, path: Path, base: Change | None = None) -> Cha
         else:
             del hooks[event]
         removed = True
+    if container and not hooks:
+        del document.data["hooks"]
+        removed = True
     if not removed:
         return base
-    if not hooks:
-        del document.data["hooks"]
     return Change(path, before, document.dump())
 
 
