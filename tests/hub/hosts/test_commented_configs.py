@@ -86,8 +86,8 @@ def test_a_commented_file_of_a_plain_json_host_is_refused_with_what_to_do(
     assert path.read_text() == text
 
 
-def messy_home(home: Path) -> None:
-    """A home with every kind of trouble doctor reports."""
+def messy_home(home: Path, data: Path) -> None:
+    """A home with every kind of trouble doctor reports; `data` is the setup's data dir."""
     (home / ".gemini").mkdir()
     (home / ".gemini" / "settings.json").write_text(GEMINI)
     opencode = home / ".config" / "opencode"
@@ -104,6 +104,21 @@ def messy_home(home: Path) -> None:
     (home / ".commandcode" / "mcp.json").write_text(
         json.dumps({"mcpServers": {"aletheia": {"command": "/bin/true", "args": []}}})
     )
+    # The setup's store, but on the default port where the setup sets another.
+    (home / ".codeium" / "windsurf").mkdir(parents=True)
+    (home / ".codeium" / "windsurf" / "mcp_config.json").write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "aletheia": {
+                        "command": PROXY,
+                        "args": [],
+                        "env": {"ALETHEIA_TOOL": "windsurf", "ALETHEIA_DATA_DIR": str(data)},
+                    }
+                }
+            }
+        )
+    )
     settings = home / ".claude" / "settings.json"
     settings.parent.mkdir()
     hook = {"type": "command", "command": "/gone/aletheia hook session-start --tool claude-code"}
@@ -113,7 +128,7 @@ def messy_home(home: Path) -> None:
 def test_every_command_doctor_recommends_succeeds(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
-    messy_home(home)
+    messy_home(home, tmp_path / "data")
     env = {**process_env(), "ALETHEIA_DATA_DIR": str(tmp_path / "data")}
     env["ALETHEIA_PORT"] = str(free_port())
     lines = run_aletheia("doctor", env=env, home=home).stdout.splitlines()
@@ -123,6 +138,8 @@ def test_every_command_doctor_recommends_succeeds(tmp_path: Path) -> None:
         if (found := re.search(r"`(aletheia [^`]+)`", line)) and line.startswith(("FIX", "--"))
     ]
     assert len(recommended) >= 8, lines
+    windsurf = [line for line, _ in recommended if line.startswith("FIX  windsurf: ")]
+    assert len(windsurf) == 1 and "on port 7411, not this setup's port" in windsurf[0]
     for line, command in recommended:
         done = run_aletheia(*command.split()[1:], env=env, home=home)
         assert done.returncode == 0, f"{line}\n{done.stderr}"

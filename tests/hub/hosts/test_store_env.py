@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from aletheia_hub.hosts.checks import other_port
 from tests.conftest import process_env
 from tests.hub.hosts.conftest import PROXY, Cli, LiveHub, run_aletheia
 
@@ -186,3 +187,63 @@ def test_doctor_names_an_entry_that_reaches_another_store_and_its_fix_works(
     again = run_aletheia("doctor", env=mine, home=home).stdout.splitlines()
     assert f"ok   claude-code: ~/.claude.json starts {PROXY} for sqlite {my_db}" in again
     assert "ok   claude-code hooks: SessionStart, UserPromptSubmit" in again
+
+
+def test_doctor_names_an_entry_for_the_same_store_on_another_port_and_its_fix_works(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    mine = {**process_env(), "ALETHEIA_DATA_DIR": str(tmp_path / "mine")}
+    other_port = {**mine, "ALETHEIA_PORT": "7799"}
+    done = run_aletheia("install", "claude-code", "--hooks", "--write", env=other_port, home=home)
+    assert done.returncode == 0, done.stderr
+    lines = run_aletheia("doctor", env=mine, home=home).stdout.splitlines()
+    entry_line = (
+        "FIX  claude-code: ~/.claude.json starts aletheia-mcp for the hub on port 7799, not this "
+        "setup's port 7411 (a second hub, whose calls this setup's console does not see); run "
+        "`aletheia install claude-code --write` with this setup's environment to point it there"
+    )
+    hooks_line = (
+        "FIX  claude-code hooks: they reach the hub on port 7799, not this setup's port 7411; run "
+        "`aletheia install claude-code --hooks --write` with this setup's environment"
+    )
+    assert entry_line in lines and hooks_line in lines
+    for line in (entry_line, hooks_line):
+        command = line.split("`")[1].split()
+        fixed = run_aletheia(*command[1:], env=mine, home=home)
+        assert fixed.returncode == 0, fixed.stderr
+    again = run_aletheia("doctor", env=mine, home=home).stdout.splitlines()
+    my_db = tmp_path / "mine" / "hub.db"
+    assert f"ok   claude-code: ~/.claude.json starts {PROXY} for sqlite {my_db}" in again
+    assert "ok   claude-code hooks: SessionStart, UserPromptSubmit" in again
+
+
+def test_doctor_passes_an_entry_for_the_same_store_and_port(
+    cli: Cli, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ALETHEIA_DATA_DIR", str(tmp_path / "mine"))
+    monkeypatch.setenv("ALETHEIA_PORT", "7799")
+    assert cli("install", "claude-code", "--hooks", "--write").code == 0
+    lines = cli("doctor").out.splitlines()
+    my_db = tmp_path / "mine" / "hub.db"
+    assert f"ok   claude-code: ~/.claude.json starts {PROXY} for sqlite {my_db}" in lines
+    assert "ok   claude-code hooks: SessionStart, UserPromptSubmit" in lines
+
+
+@pytest.mark.parametrize(
+    ("reached", "here", "ports"),
+    [
+        ({"ALETHEIA_PORT": "7799"}, {}, (7799, 7411)),
+        ({}, {"ALETHEIA_PORT": "7799"}, (7411, 7799)),
+        ({"ALETHEIA_PORT": "7411"}, {}, None),
+        ({"ALETHEIA_HUB_URL": "http://127.0.0.1:7799/mcp"}, {}, (7799, 7411)),
+        ({"ALETHEIA_HUB_URL": "http://localhost:7411/mcp"}, {}, None),
+        ({"ALETHEIA_HUB_URL": "https://memory.example.com/mcp"}, {}, None),  # a team hub
+        ({}, {"ALETHEIA_HUB_URL": "http://127.0.0.1:7799/mcp"}, None),  # `elsewhere` says it
+    ],
+)
+def test_the_port_an_entry_reaches_is_compared_with_this_setups(
+    reached: dict[str, str], here: dict[str, str], ports: tuple[int, int] | None
+) -> None:
+    assert other_port(reached, here) == ports

@@ -86,6 +86,15 @@ def _entry_finding(host: Host, home: Path, here: Mapping[str, str]) -> Finding:
             f"setup's {store_env.destination(here)}; run {fix} with this setup's "
             "environment to point it there",
         )
+    ports = other_port(reached, here)
+    if ports is not None:
+        return Finding(
+            host.key,
+            "fix",
+            f"{shown} starts aletheia-mcp for the hub on port {ports[0]}, not this setup's port "
+            f"{ports[1]} (a second hub, whose calls this setup's console does not see); run "
+            f"{fix} with this setup's environment to point it there",
+        )
     return Finding(host.key, "ok", f"{shown} starts {command} for {store_env.destination(reached)}")
 
 
@@ -99,6 +108,19 @@ def elsewhere(reached: Mapping[str, str], here: Mapping[str, str]) -> bool:
     if here_url:
         return True
     return store_env.served(reached) != store_env.served(here)
+
+
+def other_port(reached: Mapping[str, str], here: Mapping[str, str]) -> tuple[int, int] | None:
+    """The port of the local hub aletheia-mcp with the `reached` environment uses and this
+    setup's port, where they differ though the store is the same (`elsewhere` said no): the
+    host would start a second hub for the store there. An entry's ALETHEIA_HUB_URL counts by
+    its port when it names this machine; a hub elsewhere is the user's choice."""
+    if here.get(env.HUB_URL, "").strip():
+        return None  # the URL holds the port, and `elsewhere` compares the URLs
+    entry_url = reached.get(env.HUB_URL, "").strip()
+    theirs = store_env.local_port(entry_url) if entry_url else store_env.port(reached)
+    mine = store_env.port(here)
+    return None if theirs is None or theirs == mine else (theirs, mine)
 
 
 def _hooks_finding(host: Host, path: Path, home: Path, here: Mapping[str, str]) -> Finding:
@@ -138,6 +160,14 @@ def _hooks_finding(host: Host, path: Path, home: Path, here: Mapping[str, str]) 
                 "fix",
                 f"they reach {store_env.destination(reached)}, not this setup's "
                 f"{store_env.destination(here)}; run {add} with this setup's environment",
+            )
+        ports = other_port(reached, here)
+        if ports is not None:
+            return Finding(
+                name,
+                "fix",
+                f"they reach the hub on port {ports[0]}, not this setup's port {ports[1]}; run "
+                f"{add} with this setup's environment",
             )
     if host.key == "codex":
         return _codex_hooks(host, home, ", ".join(found), add)

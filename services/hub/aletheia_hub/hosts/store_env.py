@@ -30,6 +30,7 @@ NAMES: Final = (
     env.PORT,
 )
 MASK: Final = "****"
+LOOPBACK_HOSTS: Final = ("localhost", "::1")
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,3 +119,23 @@ def destination(environ: Mapping[str, str]) -> str:
 
 def served(environ: Mapping[str, str]) -> StoreLocation:
     return store_location(environment_database_url(environ))
+
+
+def port(environ: Mapping[str, str]) -> int:
+    """The port of the local hub aletheia-mcp with this environment uses, as it reads
+    ALETHEIA_PORT (not a number: the default)."""
+    value = environ.get(env.PORT, "").strip()
+    return int(value) if value.isdigit() else env.DEFAULT_PORT
+
+
+def local_port(hub_url: str) -> int | None:
+    """The port of a hub URL that names this machine; None for a hub elsewhere."""
+    parts = urlsplit(hub_url)
+    host = parts.hostname or ""
+    if not (host in LOOPBACK_HOSTS or host.startswith("127.")):
+        return None
+    try:
+        given = parts.port
+    except ValueError:
+        return None
+    return given or (443 if parts.scheme == "https" else 80)
