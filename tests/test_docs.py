@@ -2,10 +2,16 @@
 every ALETHEIA_* variable is read by a package, every command, subcommand, flag and make target
 written in code is one the console scripts and the Makefile have."""
 
+import re
+from pathlib import Path
 from typing import Final
 
+import pytest
+
+from aletheia_hub.hosts import codex_features, gemini_trust
+from aletheia_hub.hosts.catalog import HOSTS
 from tests.docs.check import doc_problems
-from tests.docs.markdown import link_targets, read_page
+from tests.docs.markdown import link_targets, read_page, table_rows
 from tests.docs.names import ROOT
 
 README: Final = ROOT / "README.md"
@@ -79,3 +85,55 @@ def test_every_docs_page_is_linked_from_the_readme() -> None:
     }
     unlinked = [page.name for page in PAGES[1:] if page.resolve() not in linked]
     assert not unlinked, f"README.md links to no docs/{', docs/'.join(unlinked)}"
+
+
+HOST_TABLE: Final = ("host", "file written", "hooks", "left for you")
+HOST_TABLE_PAGES: Final = (README, ROOT / "docs" / "hosts.md")
+# What install prints for these hosts beyond "Restart <host> to load the change."
+TRUST_HINTS: Final = {"codex": codex_features.TRUST_HINT, "gemini-cli": gemini_trust.TRUST_HINT}
+# The commands (/hooks) and files (~/.gemini/...) a hint names.
+NAMED: Final = re.compile(r"(?<![\w.])[~/][\w./-]*\w")
+
+
+def host_rows(page: Path) -> dict[str, dict[str, str]]:
+    """The page's host table, by host key (found from the host's name in the first cell)."""
+    by_name = {host.name: key for key, host in HOSTS.items()}
+    rows = {}
+    for row in table_rows(page.read_text(), HOST_TABLE):
+        name = row["host"].split(" (`")[0]
+        assert name in by_name, f"{page.name}: the host table names no host {name!r}"
+        rows[by_name[name]] = row
+    return rows
+
+
+@pytest.mark.parametrize("page", HOST_TABLE_PAGES, ids=lambda page: page.name)
+def test_the_host_tables_say_what_install_writes_as_the_catalog_has_it(page: Path) -> None:
+    rows = host_rows(page)
+    assert list(rows) == list(HOSTS), f"{page.name}: one row per host, in the catalog's order"
+    for key, row in rows.items():
+        host = HOSTS[key]
+        assert f"`{key}`" in " | ".join(row.values()), f"{page.name}: {host.name}'s key"
+        written = row["file written"]
+        assert written.startswith(f"`{host.config_path}`"), f"{page.name}: {host.name}: {written}"
+        assert all(f"`{Path(name).name}`" in written for name in host.alternatives), written
+        if host.hook_settings:
+            assert f"`{host.hook_settings}`" in row["hooks"], f"{page.name}: {host.name}'s hooks"
+        else:
+            assert "skipped" in row["hooks"], f"{page.name}: {host.name} takes no --hooks"
+        rules = [cell for column, cell in row.items() if column.startswith("rules file")]
+        assert all(f"`{host.instruction_file}`" in cell for cell in rules), rules
+        assert row["left for you"].startswith(f"restart {host.name}"), row["left for you"]
+    flag = f"`[features] {codex_features.FLAG} = true` in `{HOSTS['codex'].config_path}`"
+    assert flag in rows["codex"]["hooks"], f"{page.name}: Codex's hooks need its feature flag"
+
+
+@pytest.mark.parametrize("page", HOST_TABLE_PAGES, ids=lambda page: page.name)
+def test_what_is_left_for_codex_and_gemini_users_is_what_install_tells_them(page: Path) -> None:
+    rows = host_rows(page)
+    for key, hint in TRUST_HINTS.items():
+        left = rows[key]["left for you"]
+        named = NAMED.findall(hint)
+        assert named and "trust" in left, f"{page.name}: {key}: {left}"
+        assert all(f"`{name}`" in left for name in named), f"{page.name}: {key} needs {named}"
+    others = [key for key, row in rows.items() if "trust" in row["left for you"]]
+    assert sorted(others) == sorted(TRUST_HINTS), f"{page.name}: only these ask for trust"

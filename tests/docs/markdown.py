@@ -2,6 +2,7 @@
 links and reference links, and its headings' anchors as GitHub makes them."""
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -80,3 +81,27 @@ def anchors(page: Page) -> set[str]:
 def github_slug(heading: str) -> str:
     text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", heading).lower()
     return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+
+
+def table_rows(text: str, columns: Sequence[str]) -> list[dict[str, str]]:
+    """The rows of the first table whose header names all of `columns`, each row as its cells
+    by column name; none when the text has no such table."""
+    lines = text.splitlines()
+    for index, line in enumerate(lines[:-1]):
+        header = _cells(line)
+        if not set(columns) <= set(header) or not re.fullmatch(r"[|:\- ]+", lines[index + 1]):
+            continue
+        rows = []
+        for row in lines[index + 2 :]:
+            if not row.lstrip().startswith("|"):
+                break
+            rows.append(dict(zip(header, _cells(row), strict=True)))
+        return rows
+    return []
+
+
+def _cells(line: str) -> list[str]:
+    line = line.strip()
+    if not line.startswith("|"):
+        return []
+    return [cell.strip() for cell in line.strip("|").split("|")]
