@@ -1,16 +1,27 @@
 """Write to tools aims where the user chooses: a known project and a folder its tools called
-from (or one typed), never the hub's own working directory; adding a rule picks no project
-by itself."""
+from (or one typed; the store keeps them, so they outlive the hub), never the hub's own working
+directory; adding a rule picks no project by itself; a project-limited viewer sees only its
+projects' folders."""
 
 from pathlib import Path
+from typing import cast
 
 import pytest
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from aletheia_hub.app import create_app
+from aletheia_hub.auth import Principal
+from aletheia_hub.http.console.access import current_viewer
+from aletheia_hub.http.console.viewer import Viewer
 from aletheia_hub.settings import Settings
+from aletheia_hub.store.db import Database
+from aletheia_hub.store.project_folders import known_folders
 from aletheia_shared import headers
+from tests.conftest import prefill_store
 from tests.helpers import McpHttpClient
 from tests.hub.console.helpers import csrf_of
+from tests.team.conftest import issue_token
 
 
 @pytest.fixture
@@ -21,12 +32,32 @@ def shop_folder(tmp_path: Path) -> Path:
     return folder
 
 
-def call_from(http: TestClient, project: str, folder: Path) -> None:
-    """A tool call from a folder, as the proxy sends it."""
-    client = McpHttpClient(http, project=project, tool="claude-code")
+def call_from(
+    http: TestClient, project: str, folder: Path, *, save: bool = True, token: str | None = None
+) -> None:
+    """A tool call from a folder, as the proxy sends it (a search when not `save`)."""
+    client = McpHttpClient(http, project=project, tool="claude-code", token=token)
     client.headers[headers.CALLER_CWD] = headers.encode_text(str(folder))
     client.initialize()
-    client.text("save_memory", {"text": "Checkout uses pnpm", "project": project})
+    if save:
+        client.text("save_memory", {"text": "Checkout uses pnpm", "project": project})
+    else:
+        client.text("search", {"query": "pnpm"})
+
+
+def hub(settings: Settings, template: Path) -> TestClient:
+    prefill_store(template, settings.resolved_database_url())
+    return TestClient(create_app(settings), base_url="http://127.0.0.1")
+
+
+def noted_folders(settings: Settings) -> list[tuple[str, str]]:
+    db = Database(settings.resolved_database_url())
+    try:
+        with db.read_session() as session:
+            found = known_folders(session=session, projects=None)
+    finally:
+        db.dispose()
+    return [(noted.project, noted.folder) for noted in found]
 
 
 def test_the_page_lists_known_projects_with_the_folders_their_tools_called_from(
@@ -109,3 +140,49 @@ def test_adding_a_rule_offers_known_projects_and_defaults_to_none(
         "/rules", data={"csrf": csrf, "then": "New one", "tier": "project", "new_project": "labs"}
     )
     assert added.status_code == 200 and "project: labs" in added.text
+
+
+def test_a_folder_tools_called_from_is_still_offered_after_the_hub_restarts(
+    settings: Settings, sqlite_template: Path, shop_folder: Path
+) -> None:
+    with hub(settings, sqlite_template) as first:
+        call_from(first, "labs", shop_folder / "src", save=False)  # a read: nothing saved
+    with hub(settings, sqlite_template) as second:
+        page = second.get("/rules/write").text
+        assert f'project=labs&amp;folder={shop_folder}">{shop_folder}</a>' in page
+        assert "<td>labs</td>" in page and "none known" not in page
+        # The project is known by its folder alone, and adding a rule offers it.
+        assert '<option value="labs">labs</option>' in second.get("/rules").text
+
+
+def test_a_project_limited_viewer_sees_only_its_projects_folders(
+    http: TestClient, tmp_path: Path, shop_folder: Path
+) -> None:
+    billing_folder = tmp_path / "code" / "billing"
+    billing_folder.mkdir(parents=True)
+    call_from(http, "shop", shop_folder)
+    call_from(http, "billing", billing_folder)
+    limited = Principal(token_id="tok_shop", scope="admin", projects=("shop",))
+    app = cast(FastAPI, http.app)
+    app.dependency_overrides[current_viewer] = lambda: Viewer(
+        limited, csrf="x", team=False, signed_in=True
+    )
+    try:
+        written = http.get("/rules/write").text
+        rules = http.get("/rules").text
+    finally:
+        app.dependency_overrides.clear()
+    assert f">{shop_folder}</a>" in written
+    assert str(billing_folder) not in written and "billing" not in written
+    assert '<option value="shop">shop</option>' in rules and 'value="billing"' not in rules
+    assert str(billing_folder) in http.get("/rules/write").text  # the local user sees both
+
+
+def test_a_team_hub_notes_no_folder(
+    store_url: str, tmp_path: Path, sqlite_template: Path, shop_folder: Path
+) -> None:
+    _, secret = issue_token(store_url, scope="sync", projects=["shop"])
+    settings = Settings(database_url=store_url, team_mode=True, data_dir=tmp_path)
+    with hub(settings, sqlite_template) as team:
+        call_from(team, "shop", shop_folder, token=secret)
+    assert noted_folders(settings) == []

@@ -13,6 +13,7 @@ from aletheia_hub.commands import backup
 from aletheia_hub.store.backup.tables import store_tables
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.vectors import save_vectors
+from aletheia_shared import headers
 from tests.conftest import POSTGRES_DSN, fresh_postgres_schema
 from tests.helpers import McpHttpClient
 
@@ -20,7 +21,9 @@ Snapshot = dict[str, list[tuple[Any, ...]]]
 
 
 def seed(mcp: McpHttpClient, url: str) -> None:
-    """Memories with facts and files, a list, a rule, an episode, a vector: every kind of row."""
+    """Memories with facts and files, a list, a rule, an episode, a vector, a folder tools called
+    from: every kind of row."""
+    mcp.headers[headers.CALLER_CWD] = headers.encode_text("/code/shop")
     mcp.text(
         "save_memory",
         {
@@ -64,6 +67,7 @@ def assert_same_rows(before: Snapshot, after: Snapshot) -> None:
     for table, rows in before.items():
         assert after[table] == rows, table
     assert before["memories"] and before["facts"] and before["embeddings"]
+    assert before["project_folders"]
 
 
 def recreate_schema(url: str) -> None:

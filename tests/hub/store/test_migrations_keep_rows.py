@@ -423,6 +423,12 @@ ROWS: Final[dict[str, list[Row]]] = {
             "last_seen_at_ms": 2,
         },
     ],
+    # The same folder in two projects, and an empty one: all kept.
+    "project_folders": [
+        {"project": "shop", "folder": "/code/mono", "last_seen_at_ms": 2},
+        {"project": "billing", "folder": "/code/mono", "last_seen_at_ms": 2},
+        {"project": "", "folder": "", "last_seen_at_ms": 0},
+    ],
     # SQLite's search index (FTS5, by rowid); PostgreSQL keeps search_vector columns instead.
     "memories_fts": [
         {"rowid": 1, "project_term": "pshop", "title": "pnpm", "body": "moved", "files": "pkg"},

@@ -238,3 +238,13 @@ class BrowserSession(SQLModel, table=True):
     csrf_secret: str = Field(max_length=64)
     created_at_ms: int = Field(sa_column=Column(BigInteger, nullable=False))
     last_seen_at_ms: int = Field(sa_column=Column(BigInteger, nullable=False, index=True))
+
+
+class ProjectFolder(SQLModel, table=True):
+    """A folder a project's tools called from (X-Aletheia-Cwd, heard by the local hub only):
+    where the console offers to write the rules files."""
+
+    __tablename__ = "project_folders"
+    project: str = Field(sa_column=Column(String(200), primary_key=True))
+    folder: str = Field(sa_column=Column(Text, primary_key=True))
+    last_seen_at_ms: int = Field(sa_column=Column(BigInteger, nullable=False))

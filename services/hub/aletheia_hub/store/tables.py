@@ -17,6 +17,7 @@ from aletheia_hub.store.models import (
     McpSession,
     Memory,
     MemoryFile,
+    ProjectFolder,
     Rule,
     StoreMeta,
     WorkStateList,
@@ -45,3 +46,4 @@ AUDIT_LOG: Final = _table_of(AuditRow)
 STORE_META: Final = _table_of(StoreMeta)
 EMBEDDINGS: Final = _table_of(Embedding)
 BROWSER_SESSIONS: Final = _table_of(BrowserSession)
+PROJECT_FOLDERS: Final = _table_of(ProjectFolder)

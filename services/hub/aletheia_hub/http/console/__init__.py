@@ -40,7 +40,7 @@ def install(app: FastAPI, tool_files: ToolFilesMaker | None) -> None:
     files in a folder the user chooses, None where nothing may be written (a team hub)."""
     setattr(app.state, write_to_tools.TOOL_FILES_STATE, tool_files)
     if tool_files is not None:
-        setattr(app.state, known_folders.STATE, KnownFolders())
+        setattr(app.state, known_folders.STATE, KnownFolders(app.state.db))
     for module in (sign_in, overview, memories, facts, rules, work_state, capture, tokens, audit):
         app.include_router(module.router, include_in_schema=False)
     app.mount("/static", StaticFiles(directory=STATIC), name="console-static")

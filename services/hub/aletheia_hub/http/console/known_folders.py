@@ -1,47 +1,71 @@
 """The folders tools called from (X-Aletheia-Cwd, which only the main server hears), by the
-project they named: where "write to tools" may aim. Kept in memory since the hub started,
-the latest MAX_FOLDERS of them; the store keeps no folder."""
+project they named: where "write to tools" may aim. The store keeps them, so they outlive the
+hub; this front writes a pair only when it is new to the process or was last written
+REWRITE_MS ago, so a call from a known folder costs a look-up here, not a write transaction."""
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Final
 
 from aletheia_hub import folder_context
+from aletheia_hub.clock import now_ms
+from aletheia_hub.store.db import Database
+from aletheia_hub.store.project_folders import ProjectFolder, note_folder
 
-MAX_FOLDERS: Final = 100
 STATE: Final = "console_known_folders"
+# Minutes are fine enough for "the latest first" and for the newest-kept bound.
+REWRITE_MS: Final = 10 * 60 * 1000
+MAX_REMEMBERED: Final = 1000  # pairs forgotten here are only written once more
+MAX_PROJECT_CHARS: Final = 200  # as the store's project columns
+# PostgreSQL refuses index entries past about 2.7 kB; no real project sits deeper than this.
+MAX_FOLDER_BYTES: Final = 1024
 
 
 class KnownFolders:
-    """Folders by project, the latest noted first."""
+    """Notes calls' folders in the store, at most once per pair every REWRITE_MS."""
 
-    def __init__(self) -> None:
+    def __init__(self, db: Database, clock: Callable[[], int] = now_ms) -> None:
+        self._db = db
+        self._clock = clock
         self._lock = threading.Lock()
-        self._seen: OrderedDict[tuple[str, str], None] = OrderedDict()
+        self._written: OrderedDict[tuple[str, str], int] = OrderedDict()
 
     def note(self, project: str, folder: str) -> None:
-        """A call from `folder` in `project` (cheap: it runs on every call)."""
-        key = (project, folder)
+        """A call from `folder` in `project`: it runs on every call, and seldom writes."""
+        if len(project) > MAX_PROJECT_CHARS or len(folder.encode()) > MAX_FOLDER_BYTES:
+            return
+        key, at_ms = (project, folder), self._clock()
         with self._lock:
-            self._seen[key] = None
-            self._seen.move_to_end(key)
-            while len(self._seen) > MAX_FOLDERS:
-                self._seen.popitem(last=False)
+            last = self._written.get(key)
+            if last is not None and at_ms - last < REWRITE_MS:
+                return
+            self._written[key] = at_ms  # claimed: calls meanwhile do not write it again
+            self._written.move_to_end(key)
+            while len(self._written) > MAX_REMEMBERED:
+                self._written.popitem(last=False)
+        try:
+            with self._db.write_session() as session:
+                note_folder(session=session, project=project, folder=folder, at_ms=at_ms)
+        except BaseException:
+            with self._lock:  # not written: the next call tries again
+                if self._written.get(key) == at_ms:
+                    del self._written[key]
+            raise
 
-    def roots(self) -> dict[str, list[Path]]:
-        """The project roots of the folders that still exist, by project, latest first."""
-        with self._lock:
-            seen = list(reversed(self._seen))
-        found: dict[str, list[Path]] = {}
-        for project, folder in seen:
-            try:
-                if not Path(folder).is_dir():
-                    continue
-                root = folder_context.find_root(Path(folder))
-            except OSError:  # gone or closed to us since: nothing to offer
+
+def project_roots(folders: Iterable[ProjectFolder]) -> dict[str, list[Path]]:
+    """The project roots of the folders that still exist, by project, in the given order."""
+    found: dict[str, list[Path]] = {}
+    for noted in folders:
+        try:
+            if not Path(noted.folder).is_dir():
                 continue
-            listed = found.setdefault(project, [])
-            if root not in listed:
-                listed.append(root)
-        return found
+            root = folder_context.find_root(Path(noted.folder))
+        except OSError:  # gone or closed to us since: nothing to offer
+            continue
+        listed = found.setdefault(noted.project, [])
+        if root not in listed:
+            listed.append(root)
+    return found

@@ -16,7 +16,6 @@ from aletheia_hub.http.console.viewer import Viewer
 from aletheia_hub.store import rules as rules_store
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.errors import StoreError
-from aletheia_hub.store.projects import known_projects
 
 router = APIRouter()
 CONSOLE_SOURCE: Final = "console"
@@ -32,7 +31,7 @@ def rules_page(request: Request, viewer: ViewerDep) -> Response:
     principal = viewer.principal
     with db.read_session() as session:
         listed = rules_store.list_rules(session=session, projects=principal.projects)
-        projects = known_projects(session=session, projects=principal.projects)
+        projects, _folders = write_to_tools.known_choices(session=session, principal=principal)
     shown = [replace(rule, reach=auth.visible_reach(principal, rule.reach)) for rule in listed]
     return page(
         request,

@@ -7,21 +7,24 @@ from typing import Any, Final
 
 from fastapi import Request
 from fastapi.responses import Response
+from sqlmodel import Session
 
 from aletheia_hub import auth
-from aletheia_hub.http.console import known_folders
+from aletheia_hub.auth import Principal
 from aletheia_hub.http.console.access import Refused
-from aletheia_hub.http.console.known_folders import KnownFolders
+from aletheia_hub.http.console.known_folders import project_roots
 from aletheia_hub.http.console.render import page
 from aletheia_hub.http.console.tool_files import ToolFiles, ToolFilesMaker
 from aletheia_hub.http.console.viewer import Viewer
 from aletheia_hub.managed_block import ChangedMeanwhile, WriteRefused
 from aletheia_hub.store import rules as rules_store
 from aletheia_hub.store.db import Database
+from aletheia_hub.store.project_folders import MAX_PER_PROJECT, ProjectFolder, known_folders
 from aletheia_hub.store.projects import known_projects
 from aletheia_shared.project import project_key
 
 MAX_FOLDER: Final = 4096
+MAX_SHOWN: Final = 200  # folders offered, the latest first
 TOOL_FILES_STATE: Final = "console_tool_files"
 TEAM_REFUSAL: Final = "A team hub cannot write people's files: run the command on each machine."
 
@@ -85,20 +88,25 @@ def _files(maker: ToolFilesMaker, folder: str, project: str | None) -> ToolFiles
 
 
 def _choices(request: Request, viewer: Viewer) -> dict[str, Any]:
-    """The projects this viewer may use, each with the project roots tools called from."""
-    principal = viewer.principal
+    """The projects this viewer may use, each with the project roots its tools called from."""
     db: Database = request.app.state.db
     with db.read_session() as session:
-        projects = known_projects(session=session, projects=principal.projects)
-    folders: KnownFolders | None = getattr(request.app.state, known_folders.STATE, None)
-    roots = {
-        name: [str(root) for root in found]
-        for name, found in (folders.roots() if folders else {}).items()
-        if auth.may_use_project(principal, name)
-    }
+        projects, noted = known_choices(session=session, principal=viewer.principal)
+    roots = {name: [str(root) for root in found] for name, found in project_roots(noted).items()}
     return {
         "team": False,
         "projects": projects,
-        "choices": [(name, roots.get(name, [])) for name in sorted({*projects, *roots})],
+        "choices": [(name, roots.get(name, [])) for name in projects],
         "known_roots": sorted({root for found in roots.values() for root in found}),
+        "per_project": MAX_PER_PROJECT,
     }
+
+
+def known_choices(
+    *, session: Session, principal: Principal
+) -> tuple[list[str], list[ProjectFolder]]:
+    """The projects the principal may use that the store knows (by their records or by the
+    folders their tools called from), and those folders, the latest first."""
+    projects = known_projects(session=session, projects=principal.projects)
+    noted = known_folders(session=session, projects=principal.projects, limit=MAX_SHOWN)
+    return sorted({*projects, *(folder.project for folder in noted)}), noted
