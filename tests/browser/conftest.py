@@ -117,6 +117,30 @@ def team_hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
         process.stop()
 
 
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A fresh browser context's page; the dialogs it opened are in `page.dialogs`."""
+    context = browser.new_context(viewport={"width": 1200, "height": 800})
+    context.set_default_timeout(5000)  # a local page answers in milliseconds
+    page = context.new_page()
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.dialogs = dialogs
+    try:
+        yield page
+    finally:
+        context.close()
+
+
+def sign_in(page: Any, hub: Hub, secret: str) -> None:
+    """Sign in through the form, landing on the overview."""
+    page.goto(f"{hub.url}/")
+    assert page.url.endswith("/sign-in")
+    page.fill("#secret", secret)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{hub.url}/")
+
+
 def shot(page: Any, name: str) -> None:
     """A full-page screenshot for reviewers, under test-artifacts/console/."""
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)

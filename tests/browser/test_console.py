@@ -2,37 +2,13 @@
 memory, dismiss and restore, add and confirm a rule, preview write to tools, tokens, the audit
 filter, stored markup kept inert, and refusals without CSRF or sign-in."""
 
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
-import pytest
 
 from aletheia_shared import headers
-from tests.browser.conftest import API_KEY, Hub, shot
+from tests.browser.conftest import API_KEY, Hub, shot, sign_in
 from tests.helpers import McpHttpClient
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1200, "height": 800})
-    context.set_default_timeout(5000)  # a local page answers in milliseconds
-    page = context.new_page()
-    dialogs: list[str] = []
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
-    page.dialogs = dialogs
-    try:
-        yield page
-    finally:
-        context.close()
-
-
-def sign_in(page: Any, hub: Hub, secret: str) -> None:
-    page.goto(f"{hub.url}/")
-    assert page.url.endswith("/sign-in")
-    page.fill("#secret", secret)
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{hub.url}/")
 
 
 def test_an_unauthenticated_browser_is_sent_to_sign_in(page: Any, main_hub: Hub) -> None:

@@ -10,6 +10,7 @@ from aletheia_hub.store.facts import FactInput
 from aletheia_hub.store.memories import save_memory
 
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
+NAV = '<a href="/memories"'  # the console's navigation, on every page for a viewer
 HOSTILE = '<script>document.title="owned"</script><img src=x onerror=alert(1)>'
 
 

@@ -14,7 +14,7 @@ from aletheia_hub.store import browser_sessions
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.housekeeping import prune_console_sessions
 from tests.conftest import prefill_store
-from tests.hub.console.helpers import CSRF, csrf_of, seed
+from tests.hub.console.helpers import CSRF, NAV, csrf_of, seed
 from tests.team.conftest import issue_token
 
 KEY = "console-test-key-0123456789"
@@ -175,7 +175,9 @@ def test_a_token_limited_to_shop_never_sees_billing(team: TestClient, store_url:
     assert team.get("/memories", params={"project": "billing"}).status_code == 403
     assert team.get("/audit", params={"project": "billing"}).status_code == 403
     ids = team.app_state_ids  # type: ignore[attr-defined]
-    assert team.get(f"/memories/{ids['billing']}").status_code == 404
+    foreign = team.get(f"/memories/{ids['billing']}")
+    assert foreign.status_code == 404
+    assert f"No memory #{ids['billing']}." in foreign.text and NAV in foreign.text
     assert team.get(f"/memories/{ids['shop']}").status_code == 200
     assert team.get("/tokens").status_code == 403  # limited admins do not manage tokens
     csrf = csrf_of(team, "/rules")

@@ -9,9 +9,7 @@ from aletheia_hub.settings import Settings
 from aletheia_hub.store import audit
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.memories import save_memory
-from tests.hub.console.helpers import seed
-
-NAV = '<a href="/memories"'
+from tests.hub.console.helpers import NAV, seed
 
 
 def add_memories(settings: Settings, count: int, project: str = "shop") -> None:
