@@ -6,6 +6,7 @@ is ended afterwards: the one hub.json names, and any other server on the test's 
 """
 
 import contextlib
+import json
 import os
 import signal
 import socket
@@ -176,31 +177,45 @@ def test_a_hub_records_itself_and_removes_only_its_own_record(local: LocalSetup)
     first = PinnedHub(local.env, local.port)
     try:
         assert recorded_hub(local.record_file) == (first.process.pid, local.port)
-        # A second hub of a store refuses to start while the recorded one answers; one that
-        # does not answer (frozen here) holds the store no more, so the second starts.
+        # A second hub of the store refuses to start, even while the first does not answer
+        # (frozen here): the first holds the store for as long as its process lives.
         os.kill(first.process.pid, signal.SIGSTOP)
         try:
-            second = HubProcess(local.env, "aletheia-server", "--quiet")
-        finally:
-            os.kill(first.process.pid, signal.SIGCONT)
-        try:
-            assert recorded_hub(local.record_file) == (second.process.pid, second.port)
-            # A hub that cannot take its port exits before it touches the record.
-            loser = subprocess.run(
-                [str(BIN / "aletheia-server"), "--port", str(second.port), "--quiet"],
+            refused = subprocess.run(
+                [str(BIN / "aletheia-server"), "--port", "0", "--quiet"],
                 env=local.env,
                 capture_output=True,
                 timeout=60,
             )
-            assert loser.returncode != 0
-            assert b"address already in use" in loser.stderr.lower()
-            first.stop()
-            assert recorded_hub(local.record_file) == (second.process.pid, second.port)
         finally:
-            second.stop()
-        assert not local.record_file.exists()
+            os.kill(first.process.pid, signal.SIGCONT)
+        assert refused.returncode == 1
+        assert refused.stderr.decode().startswith(
+            f"The Aletheia hub on port {local.port} already serves sqlite "
+        )
+        # A hub that cannot take its port exits before it touches the record.
+        loser = subprocess.run(
+            [str(BIN / "aletheia-server"), "--port", str(local.port), "--quiet"],
+            env=local.env,
+            capture_output=True,
+            timeout=60,
+        )
+        assert loser.returncode != 0
+        assert b"address already in use" in loser.stderr.lower()
+        assert recorded_hub(local.record_file) == (first.process.pid, local.port)
+        # A record another process wrote since is not the stopping hub's to remove.
+        other = {
+            "pid": os.getpid(),
+            "port": local.port,
+            "kind": "sqlite",
+            "location": str((local.data_dir / "hub.db").resolve()),
+        }
+        local.record_file.write_text(json.dumps(other))
+        first.stop()
+        assert recorded_hub(local.record_file) == (os.getpid(), local.port)
     finally:
         first.stop()
+        local.record_file.unlink(missing_ok=True)
 
 
 class Precondition(RuntimeError):

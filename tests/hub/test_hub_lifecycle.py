@@ -11,11 +11,20 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from aletheia_shared import __version__
 from aletheia_shared.store import HubRecord, parse_record
-from tests.conftest import BIN, HubProcess, free_port, process_env, stop_process
+from tests.conftest import (
+    BIN,
+    HubProcess,
+    free_port,
+    fresh_postgres_schema,
+    process_env,
+    stop_process,
+    wait_until_ready,
+)
 
 COLUMNS = ["PORT", "PID", "STATE", "STARTED", "BY", "UPTIME", "VERSION", "EMBEDDER", "STORE"]
 EXIT_SECONDS = 30.0
@@ -294,6 +303,75 @@ def test_a_second_hub_of_the_same_store_refuses_to_start_and_names_the_first(
         assert recorded is not None and recorded["pid"] == hub.process.pid
     finally:
         hub.stop()
+
+
+def two_free_ports() -> tuple[int, int]:
+    while True:
+        first, second = free_port(), free_port()
+        if first != second:
+            return first, second
+
+
+@pytest.mark.parametrize("command", ["aletheia-server", "aletheia-sync"])
+def test_two_hubs_of_one_store_started_at_once_leave_one_serving_and_the_other_names_it(
+    command: str, env: dict[str, str], tmp_path: Path
+) -> None:
+    team_db = tmp_path / "team.db"
+    args = ["--hub-db", str(team_db)] if command == "aletheia-sync" else ["--quiet"]
+    location = str(team_db.resolve()) if command == "aletheia-sync" else store_of(env)
+    ports = two_free_ports()
+    hubs = [
+        subprocess.Popen(
+            [str(BIN / command), *args, "--port", str(port)],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        for port in ports
+    ]
+    try:
+        deadline = time.monotonic() + EXIT_SECONDS
+        while all(hub.poll() is None for hub in hubs):
+            assert time.monotonic() < deadline, "both hubs of one store went on serving"
+            time.sleep(0.05)
+        (loser,) = [hub for hub in hubs if hub.poll() is not None]
+        (winner,) = [hub for hub in hubs if hub is not loser]
+        port = ports[hubs.index(winner)]
+        wait_until_ready(f"http://127.0.0.1:{port}", winner)
+        _, said = loser.communicate(timeout=EXIT_SECONDS)
+        assert (loser.returncode, said.decode()) == (
+            1,
+            f"The Aletheia hub on port {port} already serves sqlite {location} "
+            f"(pid {winner.pid}, version {__version__}): use it, or stop it first with "
+            f"`aletheia stop --port {port}`.\n",
+        )
+        assert httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=5).json()["pid"] == (
+            winner.pid
+        )
+    finally:
+        for hub in hubs:
+            stop_process(hub)
+            if hub.stderr is not None:
+                hub.stderr.close()
+
+
+@pytest.mark.postgres
+def test_two_team_hubs_of_one_postgresql_store_both_serve(env: dict[str, str]) -> None:
+    with fresh_postgres_schema() as url:
+        first = HubProcess(env, "aletheia-sync", "--database-url", url)
+        try:
+            second = HubProcess(env, "aletheia-sync", "--database-url", url)
+            try:
+                pids = {
+                    httpx.get(f"{hub.base_url}/healthz", timeout=5).json()["pid"]
+                    for hub in (first, second)
+                }
+                assert pids == {first.process.pid, second.process.pid}
+            finally:
+                second.stop()
+        finally:
+            first.stop()
 
 
 def test_a_hub_started_by_a_proxy_exits_when_idle_and_removes_its_record(

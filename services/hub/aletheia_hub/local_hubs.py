@@ -14,7 +14,6 @@ from aletheia_shared import env
 from aletheia_shared.store import (
     RECORD_NAME,
     HubRecord,
-    StoreLocation,
     parse_record,
     served_store,
 )
@@ -122,20 +121,4 @@ def busy_port_problem(host: str, port: int) -> str:
     return (
         f"{taken} by a program that does not answer as an Aletheia hub: stop it, or choose "
         "another port (--port, or ALETHEIA_PORT)."
-    )
-
-
-def serving_hub_problem(record_path: Path, store: StoreLocation, port: int) -> str | None:
-    """One line when the store's record names another port whose hub answers for the store:
-    a store has one local hub, whose port proxies find in that record."""
-    record = read_record(record_path)
-    if record is None or record["port"] == port:
-        return None
-    health = probe(record["port"])
-    if not is_hub(health) or served_store(health) != store:
-        return None
-    running = record["port"]
-    return (
-        f"The Aletheia hub on port {running} already serves {describe(health)}: use it, "
-        f"or stop it first with `aletheia stop --port {running}`."
     )

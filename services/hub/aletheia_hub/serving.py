@@ -1,9 +1,11 @@
-"""Run a hub process: take the port first, then record the process as its store's local hub.
+"""Run a hub process: take the port, then its store's lock, then record the process as its
+store's local hub.
 
-The record (pid, port, store) lets a proxy find the hub of its store. Only the process it
-names writes it, once it serves, and removes it when it stops, unless another hub of the same
-store has recorded itself since. A hub that cannot take its port exits before it touches it,
-and so does one whose store a recorded hub already serves: one line each, naming that hub.
+The lock (see store_lock) keeps a SQLite store to one hub, whatever the data dir or command
+that starts it. The record (pid, port, store) lets a proxy find the hub of its store. Only the
+process it names writes it, once it serves, and removes it when it stops, unless another hub of
+the same store has recorded itself since. A hub that cannot take its port exits before it
+touches it, and so does one whose store another hub holds: one line each, naming that hub.
 A hub aletheia-mcp started stops by itself once idle (see Settings.idle_exit_after).
 """
 
@@ -20,8 +22,9 @@ import uvicorn
 from aletheia_hub.app import create_app
 from aletheia_hub.heap import limit_arenas
 from aletheia_hub.http.activity import Activity
-from aletheia_hub.local_hubs import busy_port_problem, serving_hub_problem
+from aletheia_hub.local_hubs import busy_port_problem
 from aletheia_hub.settings import Settings
+from aletheia_hub.store_lock import StoreLock, lock_path
 from aletheia_shared.store import StoreLocation, parse_record, record_text
 
 logger = logging.getLogger("aletheia_hub")
@@ -112,6 +115,7 @@ def run(settings: Settings, announce: Callable[[Settings], None] | None = None) 
     )
     sock = _bind(settings.host, settings.port)
     port = int(sock.getsockname()[1])
+    store_lock = _lock_store(settings.served_store(), port, sock)
     # A team hub is reached by URL and token, never found through a record; nor is a hub that
     # speaks TLS, since a proxy reaches the hub a record names over plain http.
     record = (
@@ -119,18 +123,36 @@ def run(settings: Settings, announce: Callable[[Settings], None] | None = None) 
         if settings.team_mode or settings.tls_cert_file is not None
         else HubRecordFile(settings.hub_record_path(), port=port, store=settings.served_store())
     )
-    if record is not None:
-        problem = serving_hub_problem(record.path, settings.served_store(), port)
-        if problem is not None:
-            sock.close()
-            raise HubNotStarted(problem)
     if announce is not None:
         announce(settings.model_copy(update={"port": port}))
     server = _RecordingServer(
         config, record, activity=app.state.activity, idle_exit=settings.idle_exit_after()
     )
-    with contextlib.suppress(KeyboardInterrupt):  # Ctrl+C: a clean stop, as in uvicorn.run
-        server.run(sockets=[sock])
+    try:
+        with contextlib.suppress(KeyboardInterrupt):  # Ctrl+C: a clean stop, as in uvicorn.run
+            server.run(sockets=[sock])
+    finally:
+        if store_lock is not None:
+            store_lock.release()
+
+
+def _lock_store(store: StoreLocation, port: int, sock: socket.socket) -> StoreLock | None:
+    """Hold the store's lock for as long as this process serves, or stop with the line that
+    names the hub holding it. Taken before serving, so two hubs started at once cannot both
+    pass (a PostgreSQL store takes none: several team hubs may share it)."""
+    path = lock_path(store)
+    if path is None:
+        return None
+    store_lock = StoreLock(path)
+    try:
+        problem = store_lock.acquire(port=port, store=store)
+    except OSError as error:
+        sock.close()
+        raise HubNotStarted(f"Cannot lock the store {store} ({path}): {error}.") from None
+    if problem is not None:
+        sock.close()
+        raise HubNotStarted(problem)
+    return store_lock
 
 
 def _bind(host: str, port: int) -> socket.socket:
