@@ -39,6 +39,15 @@ _postgres_state: dict[str, str | None] = {}
 os.environ["ALETHEIA_EMBEDDER"] = "off"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def runtime_folder_of_the_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every hub the suite starts lists itself in a runtime folder of the suite's own: the
+    user's `aletheia status` and `stop --all` never see them, nor a test the user's hubs."""
+    folder = tmp_path_factory.mktemp("run")
+    os.environ["XDG_RUNTIME_DIR"] = str(folder)
+    return folder
+
+
 def process_env() -> dict[str, str]:
     """This environment for a hub, proxy or CLI child: no ALETHEIA_* setting but the
     embedder switched off."""

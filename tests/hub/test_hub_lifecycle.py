@@ -1,5 +1,6 @@
-"""See and stop local hubs: `aletheia status`, `aletheia stop`, a taken port, one hub per store,
-the idle exit of a hub a proxy started, and `--version` on every command. Real processes."""
+"""See and stop the hubs of this machine: `aletheia status`, `aletheia stop`, a taken port,
+one hub per store, the idle exit of a hub a proxy started, and `--version` on every command.
+Real processes."""
 
 import json
 import re
@@ -32,12 +33,22 @@ EXIT_SECONDS = 30.0
 
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
-    """A data dir of the test's own and a port where nothing listens."""
-    return {
+    """A data dir and a HOME of the test's own (so a runtime folder that only its hubs list
+    themselves in), and a port where nothing listens."""
+    env = {
         **process_env(),
         "ALETHEIA_DATA_DIR": str(tmp_path / "data"),
         "ALETHEIA_PORT": str(free_port()),
+        "HOME": str(tmp_path / "home"),
     }
+    env.pop("XDG_RUNTIME_DIR", None)
+    return env
+
+
+def runtime_entries(env: dict[str, str]) -> list[Path]:
+    """The files in the runtime folder the hubs of `env` list themselves in."""
+    folder = Path(env["HOME"]) / ".aletheia" / "run" / "hubs"
+    return sorted(folder.glob("*.json")) if folder.exists() else []
 
 
 def run(command: str, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -100,6 +111,9 @@ def test_status_lists_a_running_hub_with_its_port_pid_store_version_and_who_star
         "embedder": "off",
         "started_by": "proxy",
         "idle_exit_seconds": 1800,
+        "scheme": "http",
+        "team": False,
+        "data_dir": str(Path(env["ALETHEIA_DATA_DIR"]).resolve()),
     }
 
 
@@ -181,6 +195,78 @@ def test_stop_all_ends_every_recorded_hub(env: dict[str, str], tmp_path: Path) -
     finally:
         first.stop()
         second.stop()
+
+
+def test_status_and_stop_all_reach_a_team_hub_and_a_hub_of_another_data_dir(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    team_db = tmp_path / "team.db"
+    team = HubProcess(env, "aletheia-sync", "--hub-db", str(team_db))
+    elsewhere_env = {**env, "ALETHEIA_DATA_DIR": str(tmp_path / "elsewhere")}
+    elsewhere = HubProcess(elsewhere_env)
+    stores = {team: str(team_db.resolve()), elsewhere: store_of(elsewhere_env)}
+    try:
+        listed = run("aletheia", "status", "--json", env=env)
+        assert listed.returncode == 0, listed.stderr
+        assert sorted(
+            (entry["port"], entry["pid"], entry["state"], entry["store"]["location"])
+            for entry in json.loads(listed.stdout)
+        ) == sorted((hub.port, hub.process.pid, "running", store) for hub, store in stores.items())
+        shown = run("aletheia", "status", "--port", str(team.port), "--json", env=env)
+        (entry,) = json.loads(shown.stdout)
+        assert {key: entry[key] for key in ("port", "pid", "scheme", "team", "data_dir")} == {
+            "port": team.port,
+            "pid": team.process.pid,
+            "scheme": "http",
+            "team": True,
+            "data_dir": str(Path(env["ALETHEIA_DATA_DIR"]).resolve()),
+        }
+        assert len(runtime_entries(env)) == 2
+
+        stopped = run("aletheia", "stop", "--all", env=env)
+        assert stopped.returncode == 0, stopped.stdout + stopped.stderr
+        assert sorted(stopped.stdout.splitlines()) == sorted(
+            f"Stopped the hub on port {hub.port}, sqlite {store} (pid {hub.process.pid}, "
+            f"version {__version__})."
+            for hub, store in stores.items()
+        )
+        for hub in stores:
+            hub.process.wait(timeout=EXIT_SECONDS)  # already gone: stop waited for it
+        assert runtime_entries(env) == []
+    finally:
+        team.stop()
+        elsewhere.stop()
+
+
+def test_status_with_a_port_lists_only_the_hub_on_that_port(env: dict[str, str]) -> None:
+    hub = HubProcess(env)
+    try:
+        other = run("aletheia", "status", "--port", env["ALETHEIA_PORT"], env=env)
+        listed = run("aletheia", "status", "--port", str(hub.port), "--json", env=env)
+    finally:
+        hub.stop()
+    assert (other.returncode, other.stdout) == (
+        0,
+        f"No Aletheia hub answers on port {env['ALETHEIA_PORT']}.\n",
+    )
+    assert [entry["pid"] for entry in json.loads(listed.stdout)] == [hub.process.pid]
+
+
+def test_a_hub_removes_its_runtime_entry_when_it_stops(env: dict[str, str]) -> None:
+    hub = HubProcess(env)
+    try:
+        (entry_file,) = runtime_entries(env)
+        assert entry_file.name == f"{hub.process.pid}.json"
+        entry = json.loads(entry_file.read_text())
+        assert (entry["pid"], entry["port"], entry["scheme"], entry["started_by"]) == (
+            hub.process.pid,
+            hub.port,
+            "http",
+            "user",
+        )
+    finally:
+        hub.stop()
+    assert runtime_entries(env) == []
 
 
 def test_stop_with_no_hub_says_so_and_exits_1(env: dict[str, str]) -> None:

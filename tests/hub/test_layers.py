@@ -37,6 +37,7 @@ LAYERS: Final = {
     "serving": 5,
     "local_hubs": 5,
     "store_lock": 5,
+    "running_hubs": 5,
 }
 LAYER_NAMES: Final = {0: "shared", 1: "store", 2: "auth/embed", 3: "mcp", 4: "http", 5: "top"}
 TRANSPORTS: Final = ("fastapi", "starlette")

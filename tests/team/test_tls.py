@@ -243,6 +243,23 @@ def test_the_team_hub_with_tls_announces_https_addresses(tls_hub: TlsHub) -> Non
     assert "http://" not in output
 
 
+def test_status_lists_the_team_hub_over_tls_as_https(tls_hub: TlsHub) -> None:
+    env = process_env()  # the suite's runtime folder, where the hub listed itself
+    env["ALETHEIA_DATA_DIR"] = str(tls_hub.data_dir)
+    listed = run_cli(env, "status", "--port", str(tls_hub.port), "--json")
+    assert listed.returncode == 0, listed.stderr
+    (entry,) = json.loads(listed.stdout)
+    assert (entry["state"], entry["scheme"], entry["team"], entry["store"]) == (
+        "running",
+        "https",
+        True,
+        {"kind": "sqlite", "location": str((tls_hub.data_dir.parent / "team.db").resolve())},
+    )
+    trusted = ssl.create_default_context(cafile=tls_hub.ca_bundle)
+    health = httpx.get(f"https://127.0.0.1:{tls_hub.port}/healthz", verify=trusted, timeout=10)
+    assert entry["pid"] == health.json()["pid"]
+
+
 @pytest.mark.parametrize("bundle", ["none", "another CA"])
 def test_a_proxy_that_does_not_trust_the_certificate_answers_an_error_saying_so(
     tls_hub: TlsHub, bundle: str

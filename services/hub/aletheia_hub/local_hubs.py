@@ -108,10 +108,15 @@ def remove_record(item: RecordFile) -> bool:
     return False
 
 
+def reachable_host(host: str) -> str:
+    """Where to ask a hub that listens on `host`: loopback for a wildcard address."""
+    wildcard = {"0.0.0.0": env.DEFAULT_HOST, "": env.DEFAULT_HOST, "::": "::1"}
+    return wildcard.get(host, host)
+
+
 def busy_port_problem(host: str, port: int) -> str:
     """One line for a hub that cannot take its port: what holds it, and how to stop that."""
-    wildcard = {"0.0.0.0": env.DEFAULT_HOST, "": env.DEFAULT_HOST, "::": "::1"}
-    health = probe(port, wildcard.get(host, host))
+    health = probe(port, reachable_host(host))
     taken = f"Port {port} on {host or '*'} is taken (address already in use)"
     if is_hub(health):
         return (

@@ -2,11 +2,13 @@
 store's local hub.
 
 The lock (see store_lock) keeps a SQLite store to one hub, whatever the data dir or command
-that starts it. The record (pid, port, store) lets a proxy find the hub of its store. Only the
-process it names writes it, once it serves, and removes it when it stops, unless another hub of
-the same store has recorded itself since. A hub that cannot take its port exits before it
-touches it, and so does one whose store another hub holds: one line each, naming that hub.
-A hub aletheia-mcp started stops by itself once idle (see Settings.idle_exit_after).
+that starts it. Every hub, local, team or TLS, lists itself in the machine's runtime folder
+(see running_hubs) while it serves, for `aletheia status` and `stop`. The record (pid, port,
+store) lets a proxy find the hub of its store. Only the process it names writes it, once it
+serves, and removes it when it stops, unless another hub of the same store has recorded itself
+since. A hub that cannot take its port exits before it touches it, and so does one whose store
+another hub holds: one line each, naming that hub. A hub aletheia-mcp started stops by itself
+once idle (see Settings.idle_exit_after).
 """
 
 import contextlib
@@ -23,6 +25,7 @@ from aletheia_hub.app import create_app
 from aletheia_hub.heap import limit_arenas
 from aletheia_hub.http.activity import Activity
 from aletheia_hub.local_hubs import busy_port_problem
+from aletheia_hub.running_hubs import RuntimeEntryFile, entry_for, runtime_folder
 from aletheia_hub.settings import Settings
 from aletheia_hub.store_lock import StoreLock, lock_path
 from aletheia_shared.store import StoreLocation, parse_record, record_text
@@ -40,18 +43,22 @@ class _RecordingServer(uvicorn.Server):
         config: uvicorn.Config,
         record: "HubRecordFile | None",
         *,
+        entry: RuntimeEntryFile,
         activity: Activity,
         idle_exit: int | None,
     ) -> None:
         super().__init__(config)
         self.record = record
+        self.entry = entry
         self.activity = activity
         self.idle_exit = idle_exit
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets=sockets)
-        if self.started and self.record is not None:
-            self.record.write()
+        if self.started:
+            if self.record is not None:
+                self.record.write()
+            self.entry.write()
         self.activity.touch()  # idle from now on, not from before the migrations
 
     async def on_tick(self, counter: int) -> bool:
@@ -69,6 +76,7 @@ class _RecordingServer(uvicorn.Server):
         # First, so that no proxy picks a hub that is going away.
         if self.record is not None:
             self.record.remove()
+        self.entry.remove()
         await super().shutdown(sockets=sockets)
 
 
@@ -125,13 +133,19 @@ def run(settings: Settings, announce: Callable[[Settings], None] | None = None) 
     )
     if announce is not None:
         announce(settings.model_copy(update={"port": port}))
+    entry = RuntimeEntryFile(runtime_folder(), entry_for(settings, port))
     server = _RecordingServer(
-        config, record, activity=app.state.activity, idle_exit=settings.idle_exit_after()
+        config,
+        record,
+        entry=entry,
+        activity=app.state.activity,
+        idle_exit=settings.idle_exit_after(),
     )
     try:
         with contextlib.suppress(KeyboardInterrupt):  # Ctrl+C: a clean stop, as in uvicorn.run
             server.run(sockets=[sock])
     finally:
+        entry.remove()  # also when serving ended in an error, past shutdown
         if store_lock is not None:
             store_lock.release()
 

@@ -30,6 +30,19 @@ def is_running(pid: int) -> bool:
     return stat.rpartition(")")[2].split()[0] != "Z"
 
 
+def process_start(pid: int) -> str | None:
+    """When `pid` started, as `<boot id>:<clock ticks since boot>` (read from /proc), or None
+    where there is no /proc or no such process: a pid seen again with another start is
+    another process."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return None
+    fields = stat.rpartition(")")[2].split()
+    return f"{boot}:{fields[19]}" if len(fields) > 19 else None
+
+
 def holds_port(pid: int, port: int) -> bool | None:
     """Whether `pid` holds a listening TCP socket on `port` (read from /proc), or None where
     there is no /proc to tell. A hub in a container names a pid of its own namespace: this is

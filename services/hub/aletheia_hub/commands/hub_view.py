@@ -1,11 +1,21 @@
-"""What `aletheia status` shows of each local hub: its record, its process and its answer."""
+"""What `aletheia status` shows of each hub on this machine: its record or runtime entry, its
+process and its answer."""
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from aletheia_hub.commands.hub_process import is_running
-from aletheia_hub.local_hubs import RecordFile, is_hub, probe, recorded_hubs, remove_record
+from aletheia_hub.local_hubs import (
+    RecordFile,
+    is_hub,
+    probe,
+    reachable_host,
+    recorded_hubs,
+    remove_record,
+)
+from aletheia_hub.running_hubs import EntryFile, live_entries
 from aletheia_shared.store import served_store
 
 COLUMNS = ("PORT", "PID", "STATE", "STARTED BY", "UPTIME", "VERSION", "EMBEDDER", "STORE")
@@ -21,6 +31,7 @@ class HubView:
     state: str
     health: dict[str, Any] | None
     record: RecordFile | None
+    entry: EntryFile | None = None
 
     def store_json(self) -> dict[str, str] | None:
         store = served_store(self.health) if self.health is not None else None
@@ -28,6 +39,8 @@ class HubView:
             return {"kind": store.kind, "location": store.location}
         if self.record is not None:
             return {"kind": self.record.record["kind"], "location": self.record.record["location"]}
+        if self.entry is not None:
+            return {"kind": self.entry.entry["kind"], "location": self.entry.entry["location"]}
         return None
 
     def as_json(self) -> dict[str, Any]:
@@ -46,20 +59,46 @@ class HubView:
             "uptime_seconds": health.get("uptime_seconds"),
             "started_by": health.get("started_by"),
             "idle_exit_seconds": health.get("idle_exit_seconds"),
+            **self._where_json(),
         }
+
+    def _where_json(self) -> dict[str, Any]:
+        """How the hub is reached and what it is, from its runtime entry (a record alone
+        names a local plain-HTTP hub of the record's data dir)."""
+        if self.entry is not None:
+            entry = self.entry.entry
+            return {"scheme": entry["scheme"], "team": entry["team"], "data_dir": entry["data_dir"]}
+        if self.record is not None:
+            return {"scheme": "http", "team": False, "data_dir": str(self.record.path.parent)}
+        return {"scheme": None, "team": None, "data_dir": None}
 
 
 def gather(data_dir: Path, port: int) -> list[HubView]:
-    """The hubs the data dir records, then the one on `port` unless a record names it.
-    A record whose process is gone is removed (while it still says the same)."""
+    """The hubs the data dir records, every hub listed in the machine's runtime folder, and
+    the one on `port` unless one of those is it; by port. A record whose process is gone is
+    removed (while it still says the same); so is such a runtime entry."""
     views = [_recorded(item) for item in recorded_hubs(data_dir)]
+    for item in live_entries():
+        views = _with_entry(views, item)
     if not any(view.port == port and view.state == "running" for view in views):
         health = probe(port)
         if health is not None:
             running = is_hub(health)
             pid = health["pid"] if running else None
             views.append(HubView(port, pid, "running" if running else "not a hub", health, None))
-    return views
+    return sorted(views, key=lambda view: view.port)
+
+
+def _with_entry(views: list[HubView], item: EntryFile) -> list[HubView]:
+    """The views with the runtime entry joined to its hub's record view, or added as its own."""
+    pid, port = item.entry["pid"], item.entry["port"]
+    for index, view in enumerate(views):
+        if view.pid == pid and view.port == port:
+            return [*views[:index], dataclasses.replace(view, entry=item), *views[index + 1 :]]
+    health = probe(port, reachable_host(item.entry["host"]))
+    if is_hub(health) and health["pid"] == pid:
+        return [*views, HubView(port, pid, "running", health, None, item)]
+    return [*views, HubView(port, pid, "not answering", None, None, item)]
 
 
 def _recorded(item: RecordFile) -> HubView:

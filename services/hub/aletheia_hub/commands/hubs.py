@@ -1,4 +1,4 @@
-"""aletheia status and aletheia stop: the local hubs of a data dir and the one on the port."""
+"""aletheia status and aletheia stop: the hubs of this machine and the one on the port."""
 
 import argparse
 import json
@@ -14,11 +14,13 @@ def add_parsers(commands: "argparse._SubParsersAction[argparse.ArgumentParser]")
     status = commands.add_parser(
         "status",
         help="list the hubs on this machine: port, pid, store, version, uptime, who started it",
-        description="List the hubs recorded in the data dir and the hub on ALETHEIA_PORT "
-        f"(default {env.DEFAULT_PORT}), each asked on /healthz. A record whose process is gone "
-        "is shown as stale and removed.",
+        description="List the hubs of this machine: those its runtime folder lists (every "
+        "hub, local or team, whatever its data dir or port), those the data dir records, and "
+        f"the hub on ALETHEIA_PORT (default {env.DEFAULT_PORT}), each asked on /healthz. A "
+        "record whose process is gone is shown as stale and removed.",
     )
     _add_where_options(status)
+    status.add_argument("--port", type=int, help="only the hub on this port")
     status.add_argument("--json", action="store_true", help="print a JSON list instead")
     stop = commands.add_parser(
         "stop",
@@ -33,7 +35,8 @@ def add_parsers(commands: "argparse._SubParsersAction[argparse.ArgumentParser]")
     which.add_argument(
         "--all",
         action="store_true",
-        help="every hub recorded in the data dir and the one on the port",
+        help="every hub of this machine (its runtime folder, the data dir's records) and the "
+        "one on the port",
     )
     stop.add_argument(
         "--timeout",
@@ -62,11 +65,16 @@ def _where(args: argparse.Namespace) -> tuple[Path, int]:
 
 def run_status(args: argparse.Namespace) -> int:
     data_dir, port = _where(args)
-    views = gather(data_dir, port)
+    only: int | None = args.port
+    views = gather(data_dir, port if only is None else only)
+    if only is not None:
+        views = [view for view in views if view.port == only]
     if args.json:
         print(json.dumps([view.as_json() for view in views], indent=2))
     elif views:
         print(table(views))
+    elif only is not None:
+        print(f"No Aletheia hub answers on port {only}.")
     else:
         print(f"No hub is running: no record in {data_dir}, nothing answers on port {port}.")
     return 0
