@@ -5,12 +5,20 @@ move or go) into one virtual environment with the exact versions of requirements
 and `aletheia`, `aletheia-server`, `aletheia-sync` and `aletheia-mcp` are linked into a folder
 on PATH. Running it again replaces the environment with the checkout's current version.
 `aletheia install <host>` run from there writes that environment's `aletheia-mcp` path.
+
+The packages are built from a copy of their folders without what earlier builds left there
+(setuptools builds in the tree it is given: it would leave build/ in the checkout and ship
+modules since deleted that a stale build/lib still holds). With `--find-links DIR` nothing is
+built or downloaded: the locked dependencies and the three packages are installed from the
+wheels in DIR (`pip wheel` output), with `--no-index`.
 """
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import venv
 from pathlib import Path
 from typing import Final
@@ -18,6 +26,9 @@ from typing import Final
 ROOT: Final = Path(__file__).resolve().parents[1]
 LOCK: Final = ROOT / "requirements-hub.lock"
 PACKAGES: Final = ("shared", "services/stdio-proxy", "services/hub")
+# The distributions the three package folders build, in the same order.
+DISTRIBUTIONS: Final = ("aletheia-shared", "aletheia-mcp", "aletheia-hub")
+BUILD_LEFTOVERS: Final = ("build", "dist", "*.egg-info", "__pycache__")
 COMMANDS: Final = ("aletheia", "aletheia-server", "aletheia-sync", "aletheia-mcp")
 
 
@@ -30,9 +41,40 @@ def default_bin_dir() -> Path:
     return Path.home() / ".local" / "bin"
 
 
+def create_venv(environment: Path) -> None:
+    venv.EnvBuilder(clear=True, with_pip=True).create(environment)
+
+
 def pip(environment: Path, *args: str) -> None:
     python = environment / "bin" / "python"
-    subprocess.run([str(python), "-m", "pip", "--quiet", *args], check=True, cwd=ROOT)
+    subprocess.run([str(python), "-m", "pip", "--quiet", *args], check=True)
+
+
+def copy_packages(root: Path, scratch: Path) -> list[Path]:
+    """Copies of the three package folders in `scratch`, without build leftovers."""
+    copies = []
+    for package in PACKAGES:
+        copy = scratch / package
+        shutil.copytree(root / package, copy, ignore=shutil.ignore_patterns(*BUILD_LEFTOVERS))
+        copies.append(copy)
+    return copies
+
+
+def install(environment: Path, find_links: list[Path]) -> None:
+    """A fresh environment holding the locked dependencies and the three packages: built
+    from copies of the checkout's folders, or, given wheel folders, from those alone."""
+    create_venv(environment)
+    offline = ["--no-index"] if find_links else []
+    for folder in find_links:
+        offline += ["--find-links", str(folder)]
+    pip(environment, "install", *offline, "--require-hashes", "--no-deps", "-r", str(LOCK))
+    if find_links:
+        pip(environment, "install", *offline, "--no-deps", *DISTRIBUTIONS)
+    else:
+        with tempfile.TemporaryDirectory(prefix="aletheia-install-") as scratch:
+            copies = copy_packages(ROOT, Path(scratch))
+            pip(environment, "install", "--no-deps", *(str(copy) for copy in copies))
+    pip(environment, "check")
 
 
 def link_commands(environment: Path, bin_dir: Path) -> list[str]:
@@ -73,14 +115,21 @@ def main(argv: list[str] | None = None) -> int:
         default=default_bin_dir(),
         help="folder on PATH for the commands (default ~/.local/bin)",
     )
+    parser.add_argument(
+        "--find-links",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="install offline (--no-index) from the wheels in DIR: the locked dependencies' "
+        "and the three packages' (repeat for several folders)",
+    )
     args = parser.parse_args(argv)
     environment: Path = args.venv.expanduser().absolute()
     bin_dir: Path = args.bin_dir.expanduser().absolute()
+    find_links = [folder.expanduser().absolute() for folder in args.find_links]
     print(f"Installing Aletheia into {environment}", flush=True)
-    venv.EnvBuilder(clear=True, with_pip=True).create(environment)
-    pip(environment, "install", "--require-hashes", "--no-deps", "-r", str(LOCK))
-    pip(environment, "install", "--no-deps", *(str(ROOT / package) for package in PACKAGES))
-    pip(environment, "check")
+    install(environment, find_links)
     refused = link_commands(environment, bin_dir)
     for path in refused:
         print(f"Left {path} as it is (not a link); remove it and run again to link it.")
