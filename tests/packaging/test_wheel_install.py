@@ -25,11 +25,17 @@ from tests.conftest import (
 from tests.helpers import McpHttpClient
 from tests.jsonrpc_messages import initialize_request, tool_call_request
 from tests.packaging.dockerfile import DOCKERFILE, final_stage
-from tests.packaging.wheelhouse import ROOT, Installed, dependency_wheels, fresh_venv, pip_env
+from tests.packaging.wheelhouse import (
+    Installed,
+    UserInstall,
+    fresh_venv,
+    pip_env,
+    user_install,
+)
 from tests.proxy.process import ProxyProcess, tool_text
 
-# The first run on a machine builds every wheel and two venvs (about a minute alone, several
-# beside the rest of the suite); later runs find them built.
+# The first run on a machine builds every wheel, two venvs and a user install (about a minute
+# alone, several beside the rest of the suite); later runs find them built.
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
 
 READY_SECONDS: Final = 60.0
@@ -269,33 +275,23 @@ def test_the_image_command_from_the_wheels_passes_its_health_check(
             hub.stderr.close()
 
 
+@pytest.fixture(scope="module")
+def for_a_user() -> UserInstall:
+    return user_install()
+
+
 def test_install_user_puts_the_commands_on_path_and_hosts_get_its_proxy(
-    with_embed: Installed, tmp_path: Path
+    for_a_user: UserInstall, tmp_path: Path
 ) -> None:
+    # Installed into a HOME of its own from the wheels built above, offline (--find-links);
+    # the commands then run with a HOME of the test's own.
+    assert "is not on PATH" in for_a_user.printed
+    for name in ("aletheia", "aletheia-server", "aletheia-sync", "aletheia-mcp"):
+        assert (for_a_user.bin_dir / name).resolve() == (for_a_user.venv / "bin" / name).resolve()
     home = tmp_path / "home"
     home.mkdir()
-    # As a user runs it, with the package index (the build backend comes from there); the
-    # locked wheels built above are offered too, so nothing is downloaded twice.
-    env = pip_env(isolated=False)
-    env.update(HOME=str(home), PIP_FIND_LINKS=str(dependency_wheels()))
-    env.setdefault("PIP_CACHE_DIR", str(Path.home() / ".cache" / "pip"))  # not the new HOME's
-    env.pop("XDG_DATA_HOME", None)
-    done = subprocess.run(
-        ["python3", str(ROOT / "tools" / "install_user.py")],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    bin_dir = home / ".local" / "bin"
-    installed = home / ".local" / "share" / "aletheia" / "venv"
-    assert "is not on PATH" in done.stdout
-    for name in ("aletheia", "aletheia-server", "aletheia-sync", "aletheia-mcp"):
-        assert (bin_dir / name).resolve() == (installed / "bin" / name).resolve()
     user_env = process_env()
-    user_env.update(HOME=str(home), PATH=f"{bin_dir}:/usr/bin:/bin")
+    user_env.update(HOME=str(home), PATH=f"{for_a_user.bin_dir}:/usr/bin:/bin")
     version = subprocess.run(
         ["aletheia", "--version"], env=user_env, capture_output=True, text=True, timeout=60
     )
@@ -311,4 +307,4 @@ def test_install_user_puts_the_commands_on_path_and_hosts_get_its_proxy(
     entry: dict[str, Any] = json.loads((home / ".claude.json").read_text())["mcpServers"][
         "aletheia"
     ]
-    assert entry["command"] == str(installed / "bin" / "aletheia-mcp")
+    assert entry["command"] == str(for_a_user.venv / "bin" / "aletheia-mcp")

@@ -2,7 +2,8 @@
 with `--no-index` into fresh venvs that hold no development requirement.
 
 Built once per content: the locked dependencies' wheels are kept per requirements-hub.lock,
-the three packages' wheels and the venvs per digest of their sources, in the user's cache
+the three packages' wheels and the venvs per digest of their sources (and, for the HOME that
+tools/install_user.py installs into, of that script and the interpreter), in the user's cache
 folder (as pip keeps its own), so a run with nothing changed, from any clone, only checks
 that they are there.
 """
@@ -21,11 +22,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from tools.install_user import copy_packages
+
 ROOT: Final = Path(__file__).resolve().parents[2]
 CACHE: Final = (
     Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "aletheia" / "wheel-install"
 )
 LOCK: Final = ROOT / "requirements-hub.lock"
+INSTALL_USER: Final = ROOT / "tools" / "install_user.py"
 PACKAGES: Final = ("shared", "services/stdio-proxy", "services/hub")
 SKIPPED_PARTS: Final = {"__pycache__", "build", "dist"}
 BUILD_SECONDS: Final = 900
@@ -129,15 +133,7 @@ def package_wheels(digest: str) -> Path:
     if folder.exists():
         return folder
     with tempfile.TemporaryDirectory(prefix="aletheia-sources-") as scratch:
-        copies = []
-        for package in PACKAGES:
-            copy = Path(scratch) / package
-            shutil.copytree(
-                ROOT / package,
-                copy,
-                ignore=shutil.ignore_patterns("build", "dist", "*.egg-info", "__pycache__"),
-            )
-            copies.append(str(copy))
+        copies = [str(copy) for copy in copy_packages(ROOT, Path(scratch))]
         command = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", *copies]
         return _built(folder, [[*command, "--wheel-dir"]])
 
@@ -175,12 +171,67 @@ def fresh_venv(requirement: str) -> Installed:
             )
             _run([str(folder / "bin" / "python"), "-m", "pip", "check"], isolated=True)
             (folder / ".complete").touch()
-        _prune(keep={deps.name, ours.name, *(p.name for p in CACHE.glob(f"venv-*-{digest}"))})
+        _prune(digest, deps)
         return Installed(folder)
 
 
-def _prune(keep: set[str]) -> None:
-    """Remove what earlier sources left (keep the dependency wheels of the current lock)."""
+@dataclass(frozen=True, slots=True)
+class UserInstall:
+    """A HOME that tools/install_user.py installed Aletheia into, and what it printed."""
+
+    home: Path
+    printed: str
+
+    @property
+    def bin_dir(self) -> Path:
+        return self.home / ".local" / "bin"
+
+    @property
+    def venv(self) -> Path:
+        return self.home / ".local" / "share" / "aletheia" / "venv"
+
+
+def user_install() -> UserInstall:
+    """HOME after `tools/install_user.py --find-links <dependency wheels> --find-links
+    <package wheels>`, run as a user runs it (defaults for the venv and the bin dir), offline:
+    no pip configuration, no index. Kept per digest of the sources, the lock, the script and
+    the interpreter; the venv cannot move, so it is made where it is kept."""
+    with _locked():
+        digest = _sources_digest()
+        deps = dependency_wheels()
+        ours = package_wheels(digest)
+        script = hashlib.sha256(INSTALL_USER.read_bytes() + sys.version.encode())
+        script.update(sys.executable.encode())
+        folder = CACHE / f"user-{script.hexdigest()[:8]}-{digest}"
+        if not (folder / ".complete").exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            (folder / "home").mkdir(parents=True)
+            printed = _install_for_user(folder / "home", [deps, ours])
+            (folder / "printed.txt").write_text(printed)
+            (folder / ".complete").touch()
+        _prune(digest, deps)
+        return UserInstall(folder / "home", (folder / "printed.txt").read_text())
+
+
+def _install_for_user(home: Path, find_links: list[Path]) -> str:
+    env = pip_env(isolated=True)
+    env["HOME"] = str(home)
+    env.pop("XDG_DATA_HOME", None)
+    command = [sys.executable, str(INSTALL_USER)]
+    for folder in find_links:
+        command += ["--find-links", str(folder)]
+    done = subprocess.run(
+        command, env=env, capture_output=True, text=True, timeout=BUILD_SECONDS, check=False
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"install_user.py failed:\n{done.stdout[-3000:]}{done.stderr[-3000:]}")
+    return done.stdout
+
+
+def _prune(digest: str, deps: Path) -> None:
+    """Remove what earlier sources left: keep the dependency wheels of the current lock and
+    whatever was built from the current sources."""
     for path in CACHE.iterdir():
-        if path.name.startswith(("venv-", "packages-", "deps-")) and path.name not in keep:
+        built = path.name.startswith(("venv-", "packages-", "deps-", "user-"))
+        if built and path.name != deps.name and not path.name.endswith(f"-{digest}"):
             shutil.rmtree(path, ignore_errors=True)
