@@ -2,6 +2,7 @@
 them, on SQLite and PostgreSQL."""
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -109,11 +110,15 @@ def test_export_import_export_round_trips_through_the_endpoint(
     fill(http)
     first = export(session(http))
     assert [o["id"] for o in first["observations"]] == ["obs-1", "obs-2", "obs-3"]
+    labels = {o["sessionId"] for o in first["observations"]}  # saved in another session
+    assert len(labels) == 1 and re.fullmatch(r"s-[0-9a-f]{16}", labels.pop())
     assert first["tombstones"][0]["trail"][0]["reason"] == "not needed"
     target = session(second_http)
     answer = target.text("mem-import", {"payload": json.dumps(first)})
     assert answer == "Imported into shop (mode skip): 7 added, 0 merged, 0 skipped, 0 replaced."
     assert without_time(export(target)) == without_time(first)
+    label = first["observations"][0]["sessionId"]
+    assert f"Session {label} · " in target.text("mem-history", {"sessionId": label})
     again = target.text("mem-import", {"payload": json.dumps(first), "mode": "merge"})
     assert again == "Imported into shop (mode merge): 0 added, 0 merged, 7 skipped, 0 replaced."
 

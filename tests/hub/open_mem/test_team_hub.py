@@ -1,6 +1,8 @@
 """On a team hub the mem-* tools obey token scopes and project limits, and a user-wide memory
 belongs to the token that made it; on SQLite and PostgreSQL."""
 
+import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -9,9 +11,11 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from aletheia_hub.app import create_app
+from aletheia_hub.mcp.formats import unwrap_recalled
 from aletheia_hub.settings import Settings
 from aletheia_hub.store import tokens
 from aletheia_hub.store.db import Database
+from aletheia_hub.store.portable import build_document
 from aletheia_hub.store.tables import AUDIT_LOG
 from tests.helpers import McpHttpClient
 from tests.hub.open_mem.conftest import OPEN_MEM_PATH, create, listed_ids
@@ -114,6 +118,25 @@ def test_a_user_wide_memory_is_its_tokens_alone(team: TestClient) -> None:
     alice_main.initialize()
     assert f"#{mine} " in alice_main.text("search", {"query": "tabs"})
     assert f"#{mine} " in alice_main.text("timeline", {"anchor": mine})
+
+
+def test_mem_export_shows_another_tokens_session_by_its_history_label(team: TestClient) -> None:
+    alice = session(team, token(team, "sync", ["shop"]))
+    create(alice, "Alice's deploy note", "Deploys are blue-green.")
+    bob = session(team, token(team, "sync", ["shop"]))
+    create(bob, "Bob's deploy note", "Deploys run at noon.")
+    assert alice.session_id is not None and bob.session_id is not None
+    answer = bob.text("mem-export")
+    assert alice.session_id not in answer
+    sessions = [o["sessionId"] for o in json.loads(unwrap_recalled(answer))["observations"]]
+    label = re.search(r"^Session (s-[0-9a-f]{16}) · ", bob.text("mem-history", {}), re.M)
+    assert label is not None
+    assert sessions == [label.group(1), bob.session_id]  # the caller's own, by its id
+    assert alice.session_id in alice.text("mem-export")
+    db: Database = team.app.state.db  # type: ignore[attr-defined]
+    with db.read_session() as read:  # what `aletheia export`, a local admin's backup, writes
+        backup = build_document(session=read, project="shop")
+    assert [o.session_id for o in backup.observations] == [alice.session_id, bob.session_id]
 
 
 def test_audit_rows_name_the_canonical_operation_of_each_mem_tool(team: TestClient) -> None:

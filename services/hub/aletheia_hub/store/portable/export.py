@@ -1,7 +1,7 @@
 """Build the export document of a project from the store."""
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlalchemy import ColumnElement, or_, select, true
@@ -32,15 +32,18 @@ def build_document(
     type: MemoryType | None = None,
     limit: int | None = None,
     viewer: Viewer | None = None,
+    session_label: Callable[[str], str] | None = None,
 ) -> Document:
     """Every observation of the project (current, superseded and removed), oldest first, or
     the newest `limit` of one `type`; the facts of those observations (and facts of no
     observation when unfiltered), and the project's rules and work-state lists. A viewer
-    sees no other owner's user-scope memories."""
+    sees no other owner's user-scope memories; `session_label` is how a session id is
+    written (none: as stored, for a local admin's backup)."""
     rows = _memory_rows(session, project, type, limit, viewer)
     ids = [row.id for row in rows]
     files = _files(session, ids)
-    observations = [_observation(row, files.get(row.id, [])) for row in rows]
+    label = session_label or _as_stored
+    observations = [_observation(row, files.get(row.id, []), label) for row in rows]
     tombstones = _tombstones(session, [row for row in rows if row.dismissed_at_ms is not None])
     facts, fact_positions = _facts(
         session, project, set(ids), unfiltered=type is None and not limit
@@ -103,7 +106,11 @@ def _files(session: Session, ids: Sequence[int]) -> dict[int, list[str]]:
     return found
 
 
-def _observation(row: Any, files: list[str]) -> Observation:
+def _as_stored(session_id: str) -> str:
+    return session_id
+
+
+def _observation(row: Any, files: list[str], label: Callable[[str], str]) -> Observation:
     return Observation(
         id=f"obs-{row.id}",
         title=row.title,
@@ -113,7 +120,7 @@ def _observation(row: Any, files: list[str]) -> Observation:
         tool=row.tool,
         pinned=row.pinned,
         created_at_ms=row.created_at_ms,
-        session_id=row.session_id,
+        session_id=None if row.session_id is None else label(row.session_id),
         scope=row.scope,
         owner=row.owner,
         importance=row.importance,

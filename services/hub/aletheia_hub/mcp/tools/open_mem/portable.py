@@ -11,6 +11,7 @@ from aletheia_hub.mcp.registry import Tool
 from aletheia_hub.mcp.tools.common import ToolArgs
 from aletheia_hub.mcp.tools.open_mem import formats
 from aletheia_hub.mcp.tools.open_mem.common import SearchableType, owner_of
+from aletheia_hub.mcp.tools.open_mem.session_labels import session_labeller
 from aletheia_hub.store.portable import (
     ImportMode,
     ImportRefused,
@@ -40,6 +41,8 @@ def mem_export(args: ExportArgs, ctx: ToolContext) -> str:
         type=args.type,
         limit=args.limit,
         viewer=Viewer(owner_of(ctx)),
+        # Another caller's Mcp-Session-Id is theirs: written as mem-history shows it, by a label.
+        session_label=session_labeller(ctx),
     )
     return formats.exported(dump_document(document))
 

@@ -2,7 +2,9 @@
 
 A session id (`Mcp-Session-Id`) is its caller's; another caller sees a label keyed with the
 store's cursor secret, the same on every hub of one store, that reveals nothing of the id and
-that `sessionId` accepts back.
+that `sessionId` accepts back. mem-export writes session ids the same way, so a store holds a
+label only from an imported export; a label stays as it is (the hub's own ids, 32 urlsafe
+characters, never take that shape), so export, import and export again give the same document.
 """
 
 import hashlib
@@ -25,7 +27,7 @@ def session_labeller(ctx: ToolContext) -> Callable[[str], str]:
     key = cursor_secret(session=ctx.session).encode()
 
     def label(session_id: str) -> str:
-        if session_id == ctx.session_id:
+        if session_id == ctx.session_id or LABEL_PATTERN.fullmatch(session_id):
             return session_id
         digest = hmac.new(key, _PURPOSE + session_id.encode(), hashlib.sha256).hexdigest()
         return f"s-{digest[:16]}"
