@@ -2,6 +2,7 @@
 within its projects, replace touching only what it may change; on SQLite and PostgreSQL."""
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -164,7 +165,13 @@ def test_a_shop_token_imports_rules_that_reach_only_shop(team: Team) -> None:
     shop = open_mem(team, ["shop"])
     rules = [
         rule("r_0000000001", "Keep the shop tests green"),
-        rule("r_0000000002", "Deploy on Tuesdays", scopeTier="everywhere", scopeName=None),
+        rule(
+            "r_0000000002",
+            "Deploy on Tuesdays",
+            scopeTier="everywhere",
+            scopeName=None,
+            createdAtMs=CREATED + 1,  # rules list oldest first; their new ids are random
+        ),
     ]
     assert imported(shop, payload(rules=rules)) == (
         "Imported into shop (mode skip): 2 added, 0 merged, 0 skipped, 0 replaced."
@@ -183,12 +190,20 @@ def test_an_imported_rule_id_never_takes_over_another_projects_rule(team: Team) 
     theirs = added_rule(billing, then="Invoice numbers are never reused")
     before = rule_row(team, theirs)
     shop = open_mem(team, ["shop"])
-    assert imported(shop, payload(rules=[rule(theirs, "Shop owns this id now")])) == (
-        "Imported into shop (mode skip): 1 added, 0 merged, 0 skipped, 0 replaced."
+    rules = [rule(theirs, "Shop owns this id now"), rule("r_00000000f1", "A free id")]
+    assert imported(shop, payload(rules=rules)) == (
+        "Imported into shop (mode skip): 2 added, 0 merged, 0 skipped, 0 replaced."
     )
     assert rule_row(team, theirs) == before
+    # A free id is replaced too: which ids a token's import keeps tells nothing about the
+    # rules of projects it may not use.
+    ids = {row["then_text"]: row["id"] for row in rows(team, "rules")}
+    assert ids.keys() == {"Invoice numbers are never reused", "Shop owns this id now", "A free id"}
+    for then in ("Shop owns this id now", "A free id"):
+        assert ids[then] not in (theirs, "r_00000000f1") and re.fullmatch(
+            r"r_[0-9a-f]{10}", ids[then]
+        )
     (mine,) = [row for row in rows(team, "rules") if row["then_text"] == "Shop owns this id now"]
-    assert mine["id"] != theirs and mine["id"].startswith("r_") and len(mine["id"]) == 12
     assert (mine["project"], json.loads(mine["reach_json"])) == ("shop", ["shop"])
     assert context_rules(billing) == ["- Always: Invoice numbers are never reused"]
 

@@ -138,6 +138,9 @@ class RuleRights:
 
     principal: Principal
 
+    def sees_every_rule(self) -> bool:
+        return self.principal.projects is None
+
     def sees(self, reach: Sequence[str] | None) -> bool:
         return sees_rule(self.principal, reach)
 

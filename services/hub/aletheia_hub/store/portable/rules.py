@@ -28,6 +28,8 @@ Reach = Sequence[str] | None
 class RuleAccess(Protocol):
     """What the caller may do with rules (auth.RuleRights answers for a principal)."""
 
+    def sees_every_rule(self) -> bool: ...
+
     def sees(self, reach: Reach) -> bool: ...
 
     def may_change(self, reach: Reach) -> bool: ...
@@ -72,14 +74,17 @@ class RuleImport:
     def add(self, entry: RuleEntry, memory_ids: Mapping[str, int], fact_ids: list[int]) -> bool:
         """Add the rule unless the store holds it (False), its evidence found by the document's
         observation ids (`memory_ids`: those imported) and fact positions (`fact_ids`: the
-        store's id of each document fact). It keeps its id unless another rule has that id: a
-        document never takes over, nor learns of, a rule by naming its id."""
+        store's id of each document fact). It keeps its id unless another rule has that id, so
+        a document never takes over a rule by naming its id; for a caller that does not see
+        every rule it always gets a fresh id, since keeping a free id and replacing a taken one
+        would tell whether a rule it may not see holds that id."""
         digest = _digest(entry)
         held = self._held(digest)
         if held is not None:
             self.kept.add(held)
             return False
-        rule_id = entry.id
+        sees_all = self.access is None or self.access.sees_every_rule()
+        rule_id = entry.id if sees_all else new_rule_id()
         while self.session.execute(select(RULES.c.id).where(RULES.c.id == rule_id)).first():
             rule_id = new_rule_id()
         write_rule(
