@@ -258,6 +258,11 @@ CONTEXTS: Final[tuple[tuple[str, str, str], ...]] = (
     ("cli-7z", "cli", "7z a -p{s} -mhe=on backup.7z data/"),
     ("cli-keytool", "cli", "keytool -importkeystore -srckeystore a.p12 -srcstorepass {s}"),
     ("cli-openssl", "cli", "openssl pkcs12 -export -in cert.pem -passout pass:{s} -out c.p12"),
+    ("cli-openssl", "cli", "openssl enc -aes-256-cbc -pbkdf2 -k {s} -in db.tar -out db.enc"),
+    ("cli-openssl", "log", "+ openssl enc -d -aes-256-cbc -pass pass:{s} -in db.enc | tar x"),
+    ("cli-htpasswd", "cli", "htpasswd -b /etc/nginx/.htpasswd admin {s}"),
+    ("cli-htpasswd", "log", "ran `htpasswd -bcB .htpasswd deploy '{s}'` on the proxy"),
+    ("cli-htpasswd", "code", "subprocess.run('htpasswd -nb admin {s} > users', shell=True)"),
     ("cli-ssh-keygen", "cli", "ssh-keygen -t ed25519 -N '{s}' -f ~/.ssh/deploy"),
     ("cli-smbclient", "cli", "smbclient //fs.internal/share -U alice%{s} -c ls"),
     ("cli-sqlplus", "cli", "sqlplus system/{s}@//db.internal:1521/ORCL @migrate.sql"),
@@ -265,12 +270,20 @@ CONTEXTS: Final[tuple[tuple[str, str, str], ...]] = (
     ("cli-nmcli", "cli", "nmcli dev wifi connect HomeNet password {s}"),
     ("pgpass", "env", "db.internal:5432:shop:app:{s}\n*:*:*:replicator:{s}\n"),
     ("pgpass", "log", "cat ~/.pgpass\nlocalhost:5432:*:postgres:{s}"),
+    ("pgpass", "log", "Ran this today: db.internal:5432:shop:app:{s}"),
+    ("pgpass", "code", 'PGPASS = """\n    db.internal:5432:shop:app:{s}\n"""'),
+    ("pgpass", "log", "Add `replica.internal:6432:*:replicator:{s}` to ~/.pgpass"),
+    ("pgpass", "env", "db.internal:5432:shop:app:{s}  # prod\n"),
     (
         "config-bindpw",
         "yaml",
         "uri ldap://ldap.internal/\nbinddn cn=nslcd,dc=example\nbindpw {s}\n",
     ),
+    ("config-bindpw", "log", "set bindpw {s} in nslcd.conf, then restart nslcd"),
     ("config-requirepass", "env", "bind 0.0.0.0\nrequirepass {s}\nmasterauth {s}\n"),
+    ("config-requirepass", "log", "redis.conf has requirepass {s}"),
+    ("config-requirepass", "env", "  requirepass {s}   # prod\n"),
+    ("config-requirepass", "code", "Use `masterauth {s}` on the replicas."),
     ("config-rootpw", "env", "database mdb\nrootdn cn=admin,dc=example\nrootpw {s}\n"),
     ("cookie-header", "log", "> GET /account HTTP/1.1\n> Cookie: sessionid={s}; theme=dark\n"),
     ("cookie-header", "code", "headers = {{'Cookie': 'csrftoken=abc; session={s}'}}"),
@@ -324,6 +337,9 @@ CONTEXTS: Final[tuple[tuple[str, str, str], ...]] = (
     ("work-state-key-value", "work-state", '[{{"key": "STRIPE_KEY", "value": "{s}"}}]'),
     ("work-state-key-value", "work-state", '[{{"k": "api_key", "v": "{s}"}}]'),
     ("work-state-key-value", "work-state", '{{"env": {{"SIGNING_KEY": "{s}"}}}}'),
+    ("work-state-key-value", "work-state", '[["api_key", "{s}"], ["region", "eu-west-1"]]'),
+    ("work-state-key-value", "work-state", '["STRIPE_KEY", "{s}"]'),
+    ("work-state-key-value", "work-state", '[{{"env": "SECRET_TOKEN", "setting": "{s}"}}]'),
 )
 
 
@@ -450,7 +466,19 @@ def look_alike_cases(rng: random.Random) -> Iterator[Case]:
         "client_key: certs/client.key",
         "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef:\n      name: db",
         "Set-Cookie: theme=dark; Path=/",
+        "requirepass is set in redis.conf; masterauth must match it.",
+        "# requirepass foobared",
+        "address: fe80:0:0:0:200:f8ff:fe21:67cf",
+        "Started: 12:30:45:00:17",
+        "`app.py:12:5: E501 line too long`",
+        "htpasswd -c .htpasswd admin",
+        "openssl enc -d -aes-256-cbc -kfile key.txt -in backup.enc",
+        'auth = ("X-Api-Key", api_key)',
     ):
         yield Case("look-alike:name", "code", text, None)
-    work_state = json.dumps([{"key": "CACHE_KEY", "value": "user-profile-v2"}])
-    yield Case("look-alike:work-state", "work-state", work_state, None)
+    for item in (
+        [{"key": "CACHE_KEY", "value": "user-profile-v2"}],
+        [["password", "token"], ["SECRET_KEY", "DEBUG"]],
+        {"name": "API_KEY", "source": "vault"},
+    ):
+        yield Case("look-alike:work-state", "work-state", json.dumps(item), None)

@@ -124,6 +124,34 @@ def test_the_shapes_issue_23_found_stored_are_redacted(
     assert redact(written.format(secret)) == Redacted(stored, 1)
 
 
+# (what was written, with {} for the secret; the kind it is redacted as): config lines and
+# CLI password flags where they stand in a note, not only alone on their line.
+PLACEMENTS: list[tuple[str, str]] = [
+    ("Ran this today: db.internal:5432:shop:app:{}", "pgpass-password"),
+    ("  db.internal:5432:shop:app:{}", "pgpass-password"),
+    ("`db.internal:5432:shop:app:{}`", "pgpass-password"),
+    ("Add `*:*:shop:app:{}` to ~/.pgpass", "pgpass-password"),
+    ("db.internal:5432:shop:app:{}  # prod", "pgpass-password"),
+    ("set bindpw {} in nslcd.conf", "config-password"),
+    ("redis.conf has requirepass {}", "config-password"),
+    ("    requirepass {}  # prod", "config-password"),
+    ("`masterauth {}`", "config-password"),
+    ("htpasswd -b /etc/nginx/.htpasswd admin {}", "cli-password"),
+    ("htpasswd -c -b .htpasswd admin '{}'", "cli-password"),
+    ("htpasswd -nbB admin {} > users", "cli-password"),
+    ("openssl enc -aes-256-cbc -k {} -in a.tar", "cli-password"),
+    ("openssl enc -d -aes-256-cbc -pass pass:{} -in a", "cli-password"),
+]
+
+
+@pytest.mark.parametrize(("written", "kind"), PLACEMENTS, ids=lambda v: v[:24])
+def test_a_config_line_or_password_flag_is_redacted_wherever_it_stands_in_a_note(
+    written: str, kind: str
+) -> None:
+    stored = written.format(f"[REDACTED:{kind}]")
+    assert redact(written.format(_made(12))) == Redacted(stored, 1)
+
+
 @pytest.mark.parametrize(
     "item",
     [
@@ -131,8 +159,11 @@ def test_the_shapes_issue_23_found_stored_are_redacted(
         [{"k": "api_key", "v": "{}"}],
         {"env": [{"name": "DB_PASSWORD", "value": "{}"}]},
         {"signing": {"SIGNING_KEY": "{}"}},
+        [["api_key", "{}"]],
+        ["STRIPE_KEY", "{}"],
+        {"env": "SECRET_TOKEN", "setting": "{}"},
     ],
-    ids=["key-value", "k-v", "name-value", "env-key"],
+    ids=["key-value", "k-v", "name-value", "env-key", "pair-list", "pair", "env-setting"],
 )
 def test_a_work_state_value_under_a_sibling_key_naming_a_secret_is_redacted(item: object) -> None:
     secret = _made(20)
@@ -156,6 +187,13 @@ def test_a_work_state_value_under_a_sibling_key_naming_a_secret_is_redacted(item
         ],
         [{"name": "LOG_LEVEL", "value": "debug"}],
         [{"k": "region", "v": "eu-west-1"}],
+        ["password", "token"],
+        ["SECRET_KEY", "DEBUG"],
+        [["api_key", "user_id"]],
+        ["password", "${DB_PASSWORD}"],
+        {"name": "API_KEY", "source": "vault"},
+        {"name": "DB_PASSWORD", "description": "The database password, rotated in 2026."},
+        ["Rotate the API key", "Ship v2"],
     ],
 )
 def test_a_work_state_value_under_a_key_naming_no_secret_is_kept(item: object) -> None:
@@ -195,6 +233,26 @@ def test_a_work_state_value_under_a_key_naming_no_secret_is_kept(item: object) -
         "12:30:45:00:17",
         "image: postgres@sha256:d0f363f8366fbc3f52d172c6e76bc27151c3d643b870e1062b4e8bfe65baf609",
         "# requirepass foobared",
+        "requirepass is set in redis.conf",
+        "set bindpw in nslcd.conf to the service password",
+        "The masterauth directive must match requirepass.",
+        "requirepass ${REDIS_PASSWORD}",
+        'redis.config_set("requirepass", password)',
+        "ldap: bindpw (see vault)",
+        "address: fe80:0:0:0:200:f8ff:fe21:67cf",
+        "mac: de:12:34:56:78:9a",
+        "Time: 12:30:45:00:17",
+        "`app.py:12:5: E501 line too long`",
+        "Ran this today: db.internal:5432:shop:app:<password>",
+        "`*:*:*:*:${PGPASSWORD}`",
+        "htpasswd -b lets you pass the password inline",
+        "htpasswd -c .htpasswd admin",
+        'htpasswd -b .htpasswd admin "$ADMIN_PASSWORD"',
+        "openssl enc -d -aes-256-cbc -kfile key.txt -in backup.enc",
+        "openssl enc -aes-256-cbc -pass env:BACKUP_PASSPHRASE -in backup.tar",
+        'auth = ("X-Api-Key", api_key)',
+        '["SECRET_KEY", "DEBUG", "ALLOWED_HOSTS"]',
+        '["password", "token"]',
         "The hub masks an sk-... key and a ghp_... token in the docs.",
         "SKU TSHIRT-BLK-M costs 19.90",
         "discord.com/api/webhooks is where the bot posts",
@@ -223,6 +281,12 @@ PATHOLOGICAL = {
     "flags": "--password " * (MEGABYTE // 11),
     "semicolons": "password=x" + ";a" * (MEGABYTE // 2),
     "names": "- name: DB_PASSWORD\n" * (MEGABYTE // 20),
+    "htpasswd": "htpasswd -b -n a " * (MEGABYTE // 17),
+    "directives": "set bindpw X1 requirepass " * (MEGABYTE // 26),
+    "pgpass after a colon": ": a:1:b:c:" * (MEGABYTE // 10),
+    "code spans": "`0:0:0:0:0" * (MEGABYTE // 10),
+    "pairs": '["api_key", "' * (MEGABYTE // 13),
+    "objects": '{"env": "API_KEY", "x": "' * (MEGABYTE // 25),
 }
 
 

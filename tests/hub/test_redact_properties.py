@@ -192,6 +192,8 @@ def secret_assignments(draw: st.DrawFn) -> Secret:
     assume(not looks_like_reference(value))  # `get_token()`, `settings.secret`, `$TOKEN`
     # Lowercase words are names under other keys: `secretKey: password` (ExternalSecret).
     assume(not re.fullmatch(r"[a-z]+(?:[-_][a-z]+)*[)\]}]*", value))
+    # `<...` is a placeholder (`<your token>`) once the text around it closes it with `>`.
+    assume(not value.startswith("<"))
     return draw(st.sampled_from(ASSIGNMENTS)).format(k=key, v=value), [value]
 
 
@@ -211,7 +213,7 @@ def password_assignments(draw: st.DrawFn) -> Secret:
     # a parenthesis, stays as written.
     assume(not re.fullmatch(r"[A-Za-z]{1,5}[)\]}]*", short))
     # `$A]0` is the variable `$A` closing a bracket, as `(password: it)` closes a parenthesis.
-    assume(not re.match(f"(?i:{PLACEHOLDER}){BARE_END}", short))
+    assume(not re.match(f"(?i:{PLACEHOLDER}){BARE_END}", short) and not short.startswith("<"))
     value, parts = draw(st.sampled_from([(quoted, words), (short, [short])]))
     assume(not looks_like_reference(value.strip("\"'")))
     assume(not any(word.startswith("[REDACTED") for word in parts))
@@ -246,6 +248,9 @@ def cli_passwords(draw: st.DrawFn) -> Secret:
                 "gpg --batch --passphrase {p} -d a.gpg",
                 "keytool -list -storepass {p}",
                 "openssl pkcs12 -export -passout pass:{p} -out a.p12",
+                "openssl enc -aes-256-cbc -k {p} -in a.tar",
+                "htpasswd -b .htpasswd admin {p}\n",
+                "htpasswd -nbB admin '{p}'\n",
             ]
         )
     )
@@ -267,7 +272,11 @@ def pgpass_lines(draw: st.DrawFn) -> Secret:
     port = draw(st.sampled_from(["5432", "*", "6432"]))
     password = draw(chars(ALNUM + "!%*+-._~", 1, 30))
     assume(not is_placeholder(password))
-    return f"\n{host}:{port}:shop:app:{password}\n", [password]
+    # On its own line (indented, in a code span, a comment after it) or after `: `.
+    lead, trail = draw(
+        st.sampled_from([("", ""), ("    ", ""), ("`", "`"), ("Ran this: ", ""), ("", "  # prod")])
+    )
+    return f"\n{lead}{host}:{port}:shop:app:{password}{trail}\n", [password]
 
 
 @st.composite
@@ -275,7 +284,13 @@ def config_passwords(draw: st.DrawFn) -> Secret:
     directive = draw(st.sampled_from(["bindpw", "rootpw", "requirepass", "masterauth"]))
     password = draw(chars(ALNUM + "!%*+-._~", 8, 30))
     assume(not is_placeholder(password))
-    return f"\n{directive} {password}\n", [password]
+    # On its own line (indented, in a code span, a comment after it) or within a sentence,
+    # where a plain lowercase word is prose.
+    form = draw(
+        st.sampled_from(["{d} {p}", "  {d} {p}  # prod", "`{d} {p}`", "set {d} {p} in the conf"])
+    )
+    assume(form.startswith(("{d}", " ")) or not re.fullmatch("[a-z]+", password))
+    return "\n" + form.format(d=directive, p=password) + "\n", [password]
 
 
 @st.composite

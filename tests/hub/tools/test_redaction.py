@@ -69,6 +69,26 @@ def test_work_state_items_under_secret_keys_are_redacted_whatever_their_shape(
         assert value not in read
 
 
+def test_a_work_state_pair_of_a_secret_name_and_its_value_is_stored_redacted(
+    mcp: McpHttpClient, http: TestClient
+) -> None:
+    items: list[Any] = [
+        {"env": [["api_key", "WsPair7x"], ["region", "eu-west-1"]]},
+        {"stripe": ["STRIPE_KEY", "WsStripe9z"]},
+        {"env": "SECRET_TOKEN", "setting": "WsSet8y"},
+        {"flags": ["SECRET_KEY", "DEBUG"]},
+    ]
+    saved = mcp.text("work_state_write", {"list": "todo", "items": items})
+    assert saved == 'Saved list "todo" with 4 item(s) as #1. Redacted 3 secrets before saving.'
+    stored = json.loads(scalar(http, "SELECT items_json FROM work_state_lists"))
+    assert stored == [
+        {"env": [["api_key", SECRET], ["region", "eu-west-1"]]},
+        {"stripe": ["STRIPE_KEY", SECRET]},
+        {"env": "SECRET_TOKEN", "setting": SECRET},
+        {"flags": ["SECRET_KEY", "DEBUG"]},
+    ]
+
+
 def test_a_secret_in_a_list_name_is_redacted_and_the_list_still_reads_back(
     mcp: McpHttpClient, http: TestClient
 ) -> None:

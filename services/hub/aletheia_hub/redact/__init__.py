@@ -8,11 +8,11 @@ them in order behind cheap gates.
 """
 
 from aletheia_hub.redact.assignments import is_placeholder, looks_like_reference
+from aletheia_hub.redact.names import names_secret
 from aletheia_hub.redact.patterns import SecretPattern, entropy, marker
 from aletheia_hub.redact.shapes import (
     SECRET_VALUE,
     RedactedJson,
-    names_secret,
     redact_fact,
     redact_json,
 )

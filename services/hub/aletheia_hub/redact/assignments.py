@@ -19,6 +19,7 @@ from aletheia_hub.redact.names import (
     RANDOM_SUFFIX,
     names_a_digest,
     names_a_plain_key,
+    names_secret,
 )
 from aletheia_hub.redact.patterns import (
     Check,
@@ -271,5 +272,56 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         min_entropy=3.5,  # gitleaks' threshold for generic keys
         check=_random_key,
         starts=_name_starts(RANDOM_REVERSED),
+    ),
+)
+
+
+# A pair with no key that says which part is the value: `["STRIPE_KEY", "..."]` (a two-item
+# list or tuple) or `{"env": "SECRET_TOKEN", "setting": "..."}` (a two-key object), as
+# redact_json reads them in work state. The name must name a secret, and the value must look
+# like one: no space, a digit or a sign (`["token", "auth"]`, `["SECRET_KEY", "DEBUG"]` stay).
+PAIR_NAME: Final = r"[A-Za-z_][\w.\-]{0,80}"
+PAIR_VALUE: Final = r"(?=\S*[^\sA-Za-z_.\-])\S+"
+_QUOTED_NAME: Final = rf"(?P<nq>[\"'])(?P<name>{PAIR_NAME})(?P=nq)[ \t]*,[ \t]*"
+
+
+def _quoted_value(closing: str) -> str:
+    """A value shaped as PAIR_VALUE in the quote `vq` opened, then `closing` (a bracket)."""
+    return (
+        r"(?!\[REDACTED)(?=[^\s\"'\\]*[^\s\"'\\A-Za-z_.\-])[^\s\"'\\]{1,500}+"
+        rf"(?=(?P=vq)[ \t]*{closing})"
+    )
+
+
+def _pair_names_secret(match: re.Match[str]) -> bool:
+    value = match.group(0)[len(match.group(1)) :]
+    return (
+        names_secret(match.group("name")) and not is_placeholder(value) and not names_secret(value)
+    )
+
+
+# Every pair holds a name's ending, a quote, a comma and a quote (reversed): text.py skips both
+# patterns on one search when it finds none.
+HAS_PAIR: Final = finds_reversed(
+    rf"[\"'][ \t]*,[ \t]*[\"']{either(PASSWORD_ENDINGS, OTHER_ENDINGS, RANDOM_ENDINGS)}",
+    re.IGNORECASE,
+)
+PAIRS: Final[tuple[SecretPattern, ...]] = (
+    SecretPattern(
+        "secret-assignment",
+        compile_(rf"([\[(][ \t]*{_QUOTED_NAME}(?P<vq>[\"']))" + _quoted_value(r"[\])]")),
+        keep_group=1,
+        gates=(HAS_PAIR,),
+        check=_pair_names_secret,
+    ),
+    SecretPattern(
+        "secret-assignment",
+        compile_(
+            rf"(\{{[ \t]*[\"']?{either(*NAME_KEYS)}[\"']?[ \t]*:[ \t]*{_QUOTED_NAME}"
+            r"[\"']?[\w\-]{1,40}[\"']?[ \t]*:[ \t]*(?P<vq>[\"']))" + _quoted_value(r"\}")
+        ),
+        keep_group=1,
+        gates=(HAS_PAIR,),
+        check=_pair_names_secret,
     ),
 )

@@ -41,6 +41,13 @@ _CLI_FLAGS: Final = either(
     rf"\b(?:7z[az]?|rar|unrar)\b{_SAME_COMMAND}-p(?=[^\s\-])",
     rf"\bssh-keygen\b{_SAME_COMMAND}-[NP][ \t]+",
     rf"\bopenssl\b{_SAME_COMMAND}-pass(?:in|out)?[ \t]+pass:",
+    rf"\bopenssl\b{_SAME_COMMAND}-[kK][ \t]+",  # enc: a password (-k) or a raw key (-K)
+    # htpasswd -b takes the password as its last argument, after the file and the user (the
+    # user alone with -n); a word that does not end the command is prose.
+    r"\bhtpasswd(?=(?:[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*b)"
+    r"(?:(?=(?:[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*n)(?:[ \t]+-[A-Za-z]+)+"
+    r"|(?:[ \t]+-[A-Za-z]+)+[ \t]+[^\s\-]\S*)[ \t]+[^\s\-]\S*[ \t]+"
+    r"(?=(?:\"[^\"\r\n]+\"|'[^'\r\n]+'|[^\s\"'|;&<>]+)[ \t]*(?:[\r\n|;&>)`]|$))",
     rf"\b(?:smbclient|rpcclient)\b{_SAME_COMMAND}-U[ \t]+[^\s%]+%",
     rf"\blftp\b{_SAME_COMMAND}-u[ \t]+[^\s,]+,",
     r"\brabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+\S+[ \t]+",
@@ -90,6 +97,21 @@ _CONFIG_DIRECTIVES: Final = (
     "bindpw", "rootpw", "RootPW", "requirepass", "masterauth", "auth_pass",
     "ldap_default_authtok", "tls_key_password",
 )  # fmt: skip
+# The same directives as a regex (the gate looks for the `RootPW` of `olcRootPW:`).
+_DIRECTIVE: Final = either(
+    *(r"olcRootPW:?" if word == "RootPW" else word for word in _CONFIG_DIRECTIVES)
+)
+# Where a config line's value ends: the line's end, perhaps after a closing backtick or quote
+# and a `# comment`.
+_LINE_END: Final = r"[`\"']?[ \t]*(?:#[^\r\n]*)?$"
+# Where a value within a sentence ends.
+_VALUE_END: Final = r"(?=[\s`\"',;)]|[.:!?](?!\S)|$)"
+# A directive's value: on the directive's own line, anything up to the line's end; within a
+# sentence, no plain lowercase word (`requirepass is set`) nor a bracket (`bindpw (see...)`).
+_DIRECTIVE_VALUE: Final = (
+    rf"(?(own)[^\s`]+(?={_LINE_END})"
+    rf"|(?![a-z]+{_VALUE_END}|[(<\[{{$])[^\s`\"',;]+{_VALUE_END})"
+)
 _AWS_WORD: Final = r"(?<![A-Za-z])(?i:aws|amazon)(?![a-z])"
 _SECRET_WORD: Final = r"(?i:secret)"
 
@@ -177,9 +199,11 @@ AFTER_ASSIGNMENTS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "config-password",
         compile_(
-            r"(^[ \t]*(?:bindpw|rootpw|olcRootPW:?|requirepass|masterauth|auth_pass"
-            r"|ldap_default_authtok|tls_key_password)[ \t]+)"
-            rf"(?!\[REDACTED|(?i:{PLACEHOLDER})[ \t]*$)\S+(?=[ \t]*$)",
+            # A directive opening its line (indented, in a code span) takes any value up to
+            # the line's end or a `# comment`; within a sentence (`set bindpw X in nslcd.conf`)
+            # a plain lowercase word after it is prose (`requirepass is set`).
+            rf"((?P<own>^[ \t]*`?)?(?<![\w.\-/$@\"']){_DIRECTIVE}[ \t]+)"
+            rf"(?!\[REDACTED|(?i:{PLACEHOLDER}){_VALUE_END}){_DIRECTIVE_VALUE}",
             re.MULTILINE,
         ),
         keep_group=1,
@@ -188,8 +212,13 @@ AFTER_ASSIGNMENTS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "pgpass-password",
         compile_(
-            r"(^(?!\d+:)(?:[A-Za-z0-9_.\-\[\]]+|\*):(?:\d{1,5}|\*):[^:\s\\]+:[^:\s\\]+:)"
-            rf"(?!\[REDACTED|{PLACEHOLDER}[ \t]*$)\S+(?=[ \t]*$)",
+            # host:port:database:user:password, opening its line (indented, quoted, in a code
+            # span), after `: ` (`Ran this today: host:5432:...`) or in a code span; an IPv6
+            # or MAC address (hex groups only) is none.
+            r"((?:^[ \t]*[`\"']?|(?<=: )|(?<=`))"
+            r"(?![0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{0,4}){4,}(?![^\s`\"']))"
+            r"(?!\d+:)(?:[A-Za-z0-9_.\-\[\]]+|\*):(?:\d{1,5}|\*):[^:\s\\`]+:[^:\s\\`]+:)"
+            rf"(?!\[REDACTED|{PLACEHOLDER}(?={_LINE_END}|`))[^\s`]+(?={_LINE_END}|`)",
             re.MULTILINE,
         ),
         keep_group=1,

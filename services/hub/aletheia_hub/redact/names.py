@@ -161,3 +161,12 @@ def names_a_plain_key(text: str, end: int) -> bool:
 def names_a_digest(text: str, end: int) -> bool:
     """True when the name that ends at `end` in `text` is one such as `checksum/secret`."""
     return bool(_DIGEST_NAME.search(text, max(0, end - 40), end))
+
+
+def names_secret(key: str) -> bool:
+    """True when a key such as `DB_PASSWORD`, `apiKey`, `STRIPE_KEY` or `prod db password`
+    names a secret (`PUBLIC_KEY`, `password_hash` do not)."""
+    name = "_".join(key.split())
+    found = SECRET_NAME_END.search(name)
+    is_key = name[-3:].lower() == "key"
+    return bool(found) and not (is_key and names_a_plain_key(name, len(name)))

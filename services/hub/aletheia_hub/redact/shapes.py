@@ -5,8 +5,14 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from aletheia_hub.redact.assignments import NAME_KEYS, VALUE_KEYS, is_placeholder
-from aletheia_hub.redact.names import SECRET_NAME_END, names_a_plain_key
+from aletheia_hub.redact.assignments import (
+    NAME_KEYS,
+    PAIR_NAME,
+    PAIR_VALUE,
+    VALUE_KEYS,
+    is_placeholder,
+)
+from aletheia_hub.redact.names import names_secret
 from aletheia_hub.redact.patterns import marker
 from aletheia_hub.redact.text import Redacted, redact
 
@@ -19,13 +25,31 @@ _VALUE_KEYS: Final = frozenset(VALUE_KEYS)
 SECRET_VALUE: Final = marker("secret-assignment")
 
 
-def names_secret(key: str) -> bool:
-    """True when a key such as `DB_PASSWORD`, `apiKey`, `STRIPE_KEY` or `prod db password`
-    names a secret (`PUBLIC_KEY`, `password_hash` do not)."""
-    name = "_".join(key.split())
-    found = SECRET_NAME_END.search(name)
-    is_key = name[-3:].lower() == "key"
-    return bool(found) and not (is_key and names_a_plain_key(name, len(name)))
+_PAIR_NAME: Final = re.compile(PAIR_NAME)
+_PAIR_VALUE: Final = re.compile(PAIR_VALUE)
+
+
+def _pair_value(value: object) -> bool:
+    """A value beside a name that names a secret, where no key says which is the value (a
+    two-item list, a two-key object): only one shaped like a secret, so `["token", "auth"]`
+    or `{"name": "API_KEY", "source": "vault"}` stay."""
+    return (
+        isinstance(value, str)
+        and bool(_PAIR_VALUE.fullmatch(value))
+        and not is_placeholder(value)
+        and not names_secret(value)
+    )
+
+
+def _secret_pair(items: list[object]) -> bool:
+    """`["STRIPE_KEY", "..."]`, `[["api_key", "..."]]`: a name naming a secret, its value."""
+    name = items[0] if len(items) == 2 else None
+    return (
+        isinstance(name, str)
+        and bool(_PAIR_NAME.fullmatch(name))
+        and names_secret(name)
+        and _pair_value(items[1])
+    )
 
 
 def _holds_secret(value: object) -> bool:
@@ -48,23 +72,32 @@ class RedactedJson:
 
 def redact_json(value: object) -> RedactedJson:
     """A JSON value with its secrets redacted: every string, every key, and whole values kept
-    under a secret's name (`{"password": ...}`, `{"name": "DB_PASSWORD", "value": ...}`)."""
+    under a secret's name (`{"password": ...}`, `{"name": "DB_PASSWORD", "value": ...}`) or
+    beside one in a pair (`["STRIPE_KEY", ...]`, `{"env": "SECRET_TOKEN", "setting": ...}`)."""
     if isinstance(value, str):
         clean = redact(value)
         return RedactedJson(clean.text, clean.count)
     if isinstance(value, list):
+        if _secret_pair(value):
+            name = redact_json(value[0])
+            return RedactedJson([name.value, SECRET_VALUE], name.count + 1)
         items = [redact_json(item) for item in value]
         return RedactedJson([item.value for item in items], sum(item.count for item in items))
     if not isinstance(value, dict):
         return RedactedJson(value, 0)
-    named = any(isinstance(value.get(key), str) and names_secret(value[key]) for key in NAME_KEYS)
+    naming = [
+        key for key in NAME_KEYS if isinstance(value.get(key), str) and names_secret(value[key])
+    ]
+    # `{"env": "SECRET_TOKEN", "setting": ...}`: the other key of a pair holds the value.
+    paired = len(naming) == 1 and len(value) == 2
     cleaned: dict[str, object] = {}
     count = 0
     for key, item in value.items():
         clean_key = redact(str(key))
         count += clean_key.count
-        secret_by_name = names_secret(str(key)) or (named and key in _VALUE_KEYS)
-        if secret_by_name and _holds_secret(item):
+        secret_by_name = names_secret(str(key)) or (bool(naming) and key in _VALUE_KEYS)
+        pair_value = paired and key not in naming and _pair_value(item)
+        if (secret_by_name and _holds_secret(item)) or pair_value:
             cleaned[clean_key.text] = SECRET_VALUE
             count += 1
         else:

@@ -67,6 +67,10 @@ def _if_named(text: str) -> str:
     return text if _NAME_ENDINGS(text) else ""
 
 
+def _if_paired(text: str) -> str:
+    return text if assignments.HAS_PAIR(text) else ""
+
+
 # Order matters: specific shapes first, so a key is named by its most precise kind
 # (`GITHUB_TOKEN=ghp_...` is a github-token), and a redacted value is not found again.
 GROUPS: Final = (
@@ -74,6 +78,7 @@ GROUPS: Final = (
     PatternGroup(tokens.PATTERNS[1:], view=_token_runs),
     PatternGroup(contexts.BEFORE_ASSIGNMENTS),
     PatternGroup(assignments.PATTERNS, view=_if_named),
+    PatternGroup(assignments.PAIRS, view=_if_paired),
     PatternGroup(contexts.AFTER_ASSIGNMENTS),
 )
 PATTERNS: Final = tuple(pattern for group in GROUPS for pattern in group.patterns)
