@@ -5,6 +5,7 @@ from collections import Counter
 from pathlib import Path
 
 from bench.redaction import CORPUS_DIR, TOKENS, corpus, false_positives, is_handled
+from tests.docs.names import ROOT
 
 
 def test_every_secret_of_the_corpus_is_redacted_and_no_look_alike_is() -> None:
@@ -41,3 +42,27 @@ def test_no_line_of_the_code_corpus_is_redacted_but_its_fake_fixture_passwords()
     suffixes = {Path(name).suffix for name in map(str, CORPUS_DIR.iterdir())}
     assert {".py", ".ts", ".tsx", ".sh", ".yaml", ".sql"} <= suffixes
     assert lines >= 2_000
+
+
+def test_the_readme_and_the_operations_page_give_the_figures_the_bench_measures() -> None:
+    cases = corpus(seed=7, rounds=3)
+    secrets = [case for case in cases if case.is_secret]
+    redacted = sum(is_handled(case) for case in secrets)
+    shapes = len({case.kind for case in secrets})
+    look_alikes = [case for case in cases if not case.is_secret]
+    touched = sum(not is_handled(case) for case in look_alikes)
+    lines, changed = false_positives()
+    fixtures = sum(line.fixture for line in changed)
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert (
+        f"{redacted:,} of {len(secrets):,} generated secrets of {shapes} shapes redacted, "
+        f"{touched} of {len(look_alikes)} look-alikes and no line of a {lines:,}-line code "
+        f"corpus touched (but {fixtures} lines with a test fixture's fake password"
+    ) in readme
+    operations = " ".join((ROOT / "docs" / "operations.md").read_text().split())
+    assert (
+        f"{redacted:,} of {len(secrets):,} secrets redacted, of all {shapes} shapes, {touched} "
+        f"of {len(look_alikes)} look-alikes touched"
+    ) in operations
+    assert f"`bench/redaction_corpus`, {lines:,} lines" in operations
+    assert f"but the {fixtures} that hold a test fixture's fake password" in operations
