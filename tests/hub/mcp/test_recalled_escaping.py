@@ -84,6 +84,8 @@ LOOK_ALIKES = {
     "\u043e": "o",
     "\u0456": "i",
     "\u04cf": "l",
+    # Unicode tag characters, invisible copies of printable ASCII, read as that ASCII
+    **{chr(0xE0000 + code): chr(code) for code in range(0x20, 0x7F)},
 }
 UNSEEN = frozenset({"Mn", "Me", "Cf", "Cc", "Zs", "Zl", "Zp"})
 NEAR_MISSES = [
@@ -105,6 +107,10 @@ NEAR_MISSES = [
     "\uff1c!-- hidden --\uff1e",
     "\u2039!-- hidden --\u203a",
     "<![CDATA[ raw ]]>",
+    "\U000e003c/aletheia-memory>",
+    "\U000e003c/aletheia-memory\U000e003e",
+    "".join(chr(0xE0000 + ord(char)) for char in "</aletheia-memory>"),
+    "\U000e003c!-- hidden --\U000e003e",
 ]
 
 
@@ -114,7 +120,7 @@ def read_as_a_model_might_with_look_alikes(text: str) -> str:
     kept = (
         LOOK_ALIKES.get(char, char)
         for char in unicodedata.normalize("NFKD", text)
-        if unicodedata.category(char) not in UNSEEN
+        if unicodedata.category(char) not in UNSEEN or char in LOOK_ALIKES
     )
     return "".join(kept).lower()
 
@@ -163,6 +169,13 @@ def test_an_export_keeps_near_misses_exact_once_parsed(http: TestClient) -> None
     assert_no_markup("\n".join(recalled(answer)))
     document = json.loads(unwrap_recalled(answer))
     assert document["observations"][0]["narrative"] == hostile
+
+
+def test_tag_characters_other_than_a_bracket_opening_markup_are_kept() -> None:
+    scotland = "\U0001f3f4" + "".join(chr(0xE0000 + ord(char)) for char in "gbsct") + "\U000e007f"
+    text = f"flag {scotland} and \U000e003cb\U000e003e"
+    assert escape_recalled(text) == text
+    assert json.loads(escape_recalled_json(json.dumps(text, ensure_ascii=False))) == text
 
 
 def test_json_escaping_round_trips_and_leaves_no_bracket() -> None:

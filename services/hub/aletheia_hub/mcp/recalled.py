@@ -41,11 +41,16 @@ _LOOKS: Final = str.maketrans(
 )
 # Categories a model reads past: combining marks, format and control characters, spaces.
 _UNSEEN: Final = frozenset({"Mn", "Me", "Cf", "Cc", "Zs", "Zl", "Zp"})
+# Unicode tag characters (U+E0020-U+E007E) are invisible copies of printable ASCII that a model
+# may read as the ASCII they copy: `U+E003C` is a `<`.
+_TAGS: Final = 0xE0000
+_TAG_ASCII: Final = range(_TAGS + 0x20, _TAGS + 0x7F)
+_TAG_BRACKETS: Final = chr(_TAGS + ord("<")) + chr(_TAGS + ord(">"))
 _BLANK_LETTERS: Final = frozenset("\u115f\u1160\u3164\uffa0\u2800")  # fillers drawn as blanks
 _DASHES: Final = frozenset({"Pd", "Pc"})  # every dash and connector (_ ‿) reads as -
 # Every character whose folded form is an angle bracket.
 _BRACKETS: Final = re.compile(
-    f"[<>\uff1c\uff1e\ufe64\ufe65\u226e\u226f{_OPENING_LOOKS}{_CLOSING_LOOKS}]"
+    f"[<>\uff1c\uff1e\ufe64\ufe65\u226e\u226f{_TAG_BRACKETS}{_OPENING_LOOKS}{_CLOSING_LOOKS}]"
 )
 _MARKUP: Final = ("!", TAG_NAME, "/" + TAG_NAME)  # what an opening bracket may not start
 _LOOKAHEAD: Final = len("/" + TAG_NAME)
@@ -57,6 +62,8 @@ def _fold(char: str) -> str:
     characters dropped (''), case ignored, look-alikes taken for the ASCII they resemble."""
     if char in _BLANK_LETTERS:
         return ""
+    if ord(char) in _TAG_ASCII:
+        return _fold(chr(ord(char) - _TAGS))
     kept = [
         "-" if unicodedata.category(part) in _DASHES else part
         for part in unicodedata.normalize("NFKD", char)
@@ -95,8 +102,17 @@ def escape_recalled(text: str) -> str:
     return "".join(pieces)
 
 
+def _json_escape(found: re.Match[str]) -> str:
+    """The character as JSON's \\uXXXX escape, a surrogate pair beyond the first plane."""
+    code = ord(found.group())
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
 def escape_recalled_json(document: str) -> str:
     """JSON text with every bracket-like character written as a \\uXXXX escape: it parses back
     to the same value, and no string inside can open or close a tag. These characters only
     occur inside JSON strings, where an escape means the same character."""
-    return _BRACKETS.sub(lambda found: f"\\u{ord(found.group()):04x}", document)
+    return _BRACKETS.sub(_json_escape, document)
