@@ -4,7 +4,6 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import replace
-from types import ModuleType
 from typing import Any, Final
 
 from sqlalchemy import and_, func, select
@@ -12,6 +11,7 @@ from sqlmodel import Session
 
 from aletheia_hub.store.search import driver, postgres_backend, sqlite_backend
 from aletheia_hub.store.search.filters import date_order, hit_columns, memory_filters
+from aletheia_hub.store.search.keyword_index import KeywordIndex
 from aletheia_hub.store.search.maxscore import Over, QueryTerm, top_memories
 from aletheia_hub.store.search.model import USER_SCOPE, MemoryHit, SearchQuery, SearchResult
 from aletheia_hub.store.search.terms import query_terms
@@ -27,10 +27,15 @@ FREQUENCY_TTL_SECONDS: Final = 300.0
 FREQUENCY_CACHE_SIZE: Final = 10_000
 
 
-def backend_for(session: Session) -> ModuleType:
-    """The search backend of the session's database."""
+# Each backend module, checked against the Protocol it stands for.
+SQLITE_INDEX: Final[KeywordIndex] = sqlite_backend
+POSTGRES_INDEX: Final[KeywordIndex] = postgres_backend
+
+
+def backend_for(session: Session) -> KeywordIndex:
+    """The keyword index of the session's database."""
     dialect = session.get_bind().dialect.name
-    return sqlite_backend if dialect == "sqlite" else postgres_backend
+    return SQLITE_INDEX if dialect == "sqlite" else POSTGRES_INDEX
 
 
 def index_memory(
@@ -129,7 +134,7 @@ def rank_every_match(*, session: Session, query: SearchQuery) -> list[MemoryHit]
 
 def _ranked(
     session: Session,
-    backend: ModuleType,
+    backend: KeywordIndex,
     query: SearchQuery,
     terms: list[QueryTerm],
     *,
@@ -154,7 +159,7 @@ def _ranked(
 
 
 def _weigh_terms(
-    session: Session, backend: ModuleType, words: list[str]
+    session: Session, backend: KeywordIndex, words: list[str]
 ) -> tuple[list[QueryTerm], list[str]]:
     """The query's terms with their frequencies, rarity weights and score bounds, and the
     very common words dropped from a large corpus (all kept when every word is that common).
@@ -175,7 +180,7 @@ def _weigh_terms(
     return terms, common
 
 
-def _cached_frequency(session: Session, backend: ModuleType, term: str, cap: int) -> int:
+def _cached_frequency(session: Session, backend: KeywordIndex, term: str, cap: int) -> int:
     """A term's document frequency (counting stops at cap), remembered a few minutes per
     pooled connection.
 

@@ -1,0 +1,72 @@
+"""KeywordIndex: what ranking needs from a database's keyword index. sqlite_backend (FTS5, and
+postings for a large store) and postgres_backend (tsvector) are the two; engine.backend_for
+picks the session's."""
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from sqlmodel import Session
+
+from aletheia_hub.store.search.maxscore import Over, QueryTerm
+from aletheia_hub.store.search.model import FactHit, MemoryHit, SearchQuery
+
+
+class KeywordIndex(Protocol):
+    """A keyword index, as a module of functions over a session."""
+
+    @property
+    def MARK(self) -> str:  # the modules hold it as a constant
+        """The driver's parameter mark in the statements a backend writes."""
+        ...
+
+    def index_memory(
+        self,
+        session: Session,
+        memory_id: int,
+        project: str,
+        title: str,
+        body: str,
+        files: Sequence[str],
+    ) -> None: ...
+
+    def index_fact(self, session: Session, fact_id: int, project: str, body: str) -> None: ...
+
+    def held_terms(self, session: Session, ids: Sequence[int]) -> dict[int, set[str]]: ...
+
+    def document_frequency(self, session: Session, term: str, cap: int) -> int: ...
+
+    def term_bounds(
+        self,
+        corpus: int,
+        frequencies: Sequence[int],
+        weights: Sequence[float],
+        terms: Sequence[str],
+    ) -> list[float]: ...
+
+    def match_by_date(
+        self, session: Session, query: SearchQuery, terms: Sequence[str]
+    ) -> list[MemoryHit]: ...
+
+    def match_facts(
+        self, session: Session, query: SearchQuery, terms: Sequence[str], limit: int
+    ) -> list[FactHit]: ...
+
+    def rank_memories(
+        self,
+        session: Session,
+        query: SearchQuery,
+        terms: Sequence[QueryTerm],
+        essential: int,
+        wanted: int,
+        *,
+        over: Over = "all",
+        shortlist: bool = True,
+    ) -> list[MemoryHit]: ...
+
+    def rank_from_postings(
+        self, session: Session, query: SearchQuery, terms: Sequence[QueryTerm], wanted: int
+    ) -> list[MemoryHit] | None: ...
+
+    def rank_holding_every(
+        self, session: Session, query: SearchQuery, terms: Sequence[QueryTerm], wanted: int
+    ) -> list[MemoryHit]: ...
