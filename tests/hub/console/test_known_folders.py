@@ -10,6 +10,7 @@ import pytest
 from aletheia_hub.http.console.known_folders import REWRITE_MS, KnownFolders
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.project_folders import known_folders
+from aletheia_hub.store.tables import PROJECT_FOLDERS
 from tests.conftest import prefill_store
 
 NOW = 1_800_000_000_000
@@ -51,3 +52,16 @@ def test_the_front_leaves_out_what_the_store_could_not_index(db: Database) -> No
     assert listed(db) == []
     front.note("shop", "/" + "d" * 1023)
     assert listed(db) == [("shop", "/" + "d" * 1023, NOW)]
+
+
+def test_a_folder_the_store_refuses_leaves_the_call_alone_and_is_written_next_time(
+    db: Database,
+) -> None:
+    """The folder is a hint for the console: a write that fails must not fail the tool call
+    it rides on, and the pair is not taken as written."""
+    front = KnownFolders(db, clock=lambda: NOW)
+    PROJECT_FOLDERS.drop(db.engine)
+    front.note("shop", "/code/shop")  # no exception reaches the caller
+    PROJECT_FOLDERS.create(db.engine)
+    front.note("shop", "/code/shop")
+    assert listed(db) == [("shop", "/code/shop", NOW)]

@@ -3,16 +3,21 @@ project they named: where "write to tools" may aim. The store keeps them, so the
 hub; this front writes a pair only when it is new to the process or was last written
 REWRITE_MS ago, so a call from a known folder costs a look-up here, not a write transaction."""
 
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Final
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from aletheia_hub import folder_context
 from aletheia_hub.clock import now_ms
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.project_folders import ProjectFolder, note_folder
+
+logger = logging.getLogger(__name__)
 
 STATE: Final = "console_known_folders"
 # Minutes are fine enough for "the latest first" and for the newest-kept bound.
@@ -33,7 +38,9 @@ class KnownFolders:
         self._written: OrderedDict[tuple[str, str], int] = OrderedDict()
 
     def note(self, project: str, folder: str) -> None:
-        """A call from `folder` in `project`: it runs on every call, and seldom writes."""
+        """A call from `folder` in `project`: it runs on every call, and seldom writes. A
+        write the store refuses is logged and tried again on the next call; the call itself
+        goes on, since the folder is only a hint for the console."""
         if len(project) > MAX_PROJECT_CHARS or len(folder.encode()) > MAX_FOLDER_BYTES:
             return
         key, at_ms = (project, folder), self._clock()
@@ -48,11 +55,11 @@ class KnownFolders:
         try:
             with self._db.write_session() as session:
                 note_folder(session=session, project=project, folder=folder, at_ms=at_ms)
-        except BaseException:
+        except SQLAlchemyError as error:
             with self._lock:  # not written: the next call tries again
                 if self._written.get(key) == at_ms:
                     del self._written[key]
-            raise
+            logger.warning("could not note the folder of a call: %s", type(error).__name__)
 
 
 def project_roots(folders: Iterable[ProjectFolder]) -> dict[str, list[Path]]:
