@@ -22,10 +22,9 @@ from starlette.concurrency import run_in_threadpool
 
 from aletheia_hub import metrics
 from aletheia_hub.auth import Principal
-from aletheia_hub.http.auth import PrincipalDep, authenticate
+from aletheia_hub.http.auth import authenticate
 from aletheia_hub.http.console import known_folders
 from aletheia_hub.http.console.known_folders import KnownFolders
-from aletheia_hub.http.deps import RateLimiterDep, SettingsDep
 from aletheia_hub.mcp.batch import Body, Limits, answer, encode_json, read_body
 from aletheia_hub.mcp.call_state import CallState
 from aletheia_hub.mcp.dispatch import Dispatcher
@@ -65,9 +64,9 @@ def tool_set_router(dispatcher: Dispatcher) -> APIRouter:
     router = APIRouter()
     path = dispatcher.tool_set.path
 
-    async def post_mcp(
-        request: Request, settings: SettingsDep, limiter: RateLimiterDep
-    ) -> Response:
+    async def post_mcp(request: Request) -> Response:
+        settings: Settings = request.app.state.settings
+        limiter: TokenRateLimiter | None = request.app.state.rate_limiter
         if not accepts_mcp_reply(request.headers.get("accept")):
             return rpc_failure(
                 406,
@@ -79,12 +78,17 @@ def tool_set_router(dispatcher: Dispatcher) -> APIRouter:
         # Everything after the body is blocking work (store, Redis): one hop to the thread pool.
         return await run_in_threadpool(_answer_post, request, body, settings, dispatcher, limiter)
 
-    async def delete_mcp(request: Request, principal: PrincipalDep) -> Response:
+    async def delete_mcp(request: Request) -> Response:
+        principal = await run_in_threadpool(
+            authenticate, request, request.app.state.settings, request.app.state.db
+        )
         return await _end_session(request, dispatcher, principal)
 
-    router.add_api_route(path, post_mcp, methods=["POST"])
-    router.add_api_route(path, delete_mcp, methods=["DELETE"])
-    router.add_api_route(path, get_mcp, methods=["GET"])
+    # Plain Starlette routes: the endpoint reads app.state itself, so no request pays for
+    # FastAPI's dependency solving.
+    router.add_route(path, post_mcp, methods=["POST"])
+    router.add_route(path, delete_mcp, methods=["DELETE"])
+    router.add_route(path, get_mcp, methods=["GET"])
     return router
 
 
@@ -310,7 +314,7 @@ async def _end_session(request: Request, dispatcher: Dispatcher, principal: Prin
     return Response(status_code=204)
 
 
-async def get_mcp() -> Response:
+async def get_mcp(_request: Request) -> Response:
     return Response(
         json.dumps(
             jsonrpc.error_response(

@@ -5,7 +5,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from sqlalchemy import Connection, bindparam, select, update
+from sqlalchemy import Connection, bindparam, literal, null, select, union_all, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
@@ -156,15 +156,30 @@ _VISIBLE_BY_IDS_IN_PROJECTS: Final = _VISIBLE_BY_IDS.where(
 _FILES_OF: Final = select(MEMORY_FILES.c.memory_id, MEMORY_FILES.c.path).where(
     MEMORY_FILES.c.memory_id.in_(bindparam("ids", expanding=True))
 )
-_FACTS_OF: Final = (
+# A memory's files and live facts in one statement (a statement costs more than its rows):
+# files carry no predicate, and come first; facts keep the order they were recorded in.
+_ATTACHED: Final = union_all(
     select(
-        FACTS.c.memory_id, FACTS.c.subject, FACTS.c.predicate, FACTS.c.object, FACTS.c.valid_to_ms
-    )
-    .where(
+        MEMORY_FILES.c.memory_id,
+        literal(0).label("kind"),
+        MEMORY_FILES.c.path.label("first"),
+        null().label("predicate"),
+        null().label("object"),
+        null().label("valid_to_ms"),
+        literal(0).label("position"),
+    ).where(MEMORY_FILES.c.memory_id.in_(bindparam("ids", expanding=True))),
+    select(
+        FACTS.c.memory_id,
+        literal(1),
+        FACTS.c.subject,
+        FACTS.c.predicate,
+        FACTS.c.object,
+        FACTS.c.valid_to_ms,
+        FACTS.c.id,
+    ).where(
         FACTS.c.memory_id.in_(bindparam("ids", expanding=True)), FACTS.c.dismissed_at_ms.is_(None)
-    )
-    .order_by(FACTS.c.id)
-)
+    ),
+).order_by("kind", "position")
 
 
 def get_memories(
@@ -181,8 +196,7 @@ def get_memories(
         rows = connection.execute(
             _VISIBLE_BY_IDS_IN_PROJECTS, {"ids": list(ids), "projects": list(projects)}
         ).all()
-    files = files_of(connection, [row.id for row in rows])
-    facts = _facts_of(connection, [row.id for row in rows])
+    files, facts = _attached(connection, [row.id for row in rows])
     return [
         MemoryRecord(
             id=row.id,
@@ -230,12 +244,22 @@ def files_of(connection: Connection, ids: list[int]) -> dict[int, tuple[str, ...
     return {key: tuple(sorted(paths)) for key, paths in result.items()}
 
 
-def _facts_of(connection: Connection, ids: list[int]) -> dict[int, tuple[str, ...]]:
+def _attached(
+    connection: Connection, ids: list[int]
+) -> tuple[dict[int, tuple[str, ...]], dict[int, tuple[str, ...]]]:
+    """The files (sorted) and the live facts (as recorded) of these memories."""
     if not ids:
-        return {}
-    result: dict[int, list[str]] = {}
-    rows = connection.execute(_FACTS_OF, {"ids": ids})
-    for memory_id, subject, predicate, obj, valid_to in rows:
-        note = "" if valid_to is None else " (replaced)"
-        result.setdefault(memory_id, []).append(f"{subject} · {predicate} · {obj}{note}")
-    return {key: tuple(value) for key, value in result.items()}
+        return {}, {}
+    files: dict[int, list[str]] = {}
+    facts: dict[int, list[str]] = {}
+    rows = connection.execute(_ATTACHED, {"ids": ids})
+    for memory_id, kind, first, predicate, obj, valid_to, _position in rows:
+        if kind == 0:
+            files.setdefault(memory_id, []).append(first)
+        else:
+            note = "" if valid_to is None else " (replaced)"
+            facts.setdefault(memory_id, []).append(f"{first} · {predicate} · {obj}{note}")
+    return (
+        {key: tuple(sorted(paths)) for key, paths in files.items()},
+        {key: tuple(notes) for key, notes in facts.items()},
+    )
