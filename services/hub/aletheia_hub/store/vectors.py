@@ -4,7 +4,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from sqlalchemy import Select, and_, delete, func, insert, literal, or_, select, union_all
+from sqlalchemy import (
+    Integer,
+    Select,
+    String,
+    and_,
+    bindparam,
+    delete,
+    func,
+    insert,
+    literal,
+    or_,
+    select,
+    union_all,
+)
 from sqlmodel import Session
 
 from aletheia_hub.clock import now_ms
@@ -158,43 +171,46 @@ def save_vectors(
     copy_saved(session.connection(), items)
 
 
+def _vectors_after_statement() -> Select[Any]:
+    """Vectors of a model stored after a seq, in seq order, with their item's project: the
+    first `limit` of memories' and of facts' each (an index range on (model, seq)), merged.
+    Ordering the union whole sorted every vector stored after the seq for each chunk, minutes
+    of work to load a million."""
+    model = bindparam("model", type_=String)
+    after_seq = bindparam("after_seq", type_=Integer)
+    limit = bindparam("limit", type_=Integer)
+    sides = []
+    for items, kind in ((MEMORIES, MEMORY), (FACTS, FACT)):
+        side = (
+            select(
+                EMBEDDINGS.c.seq,
+                EMBEDDINGS.c.item_kind,
+                EMBEDDINGS.c.item_id,
+                items.c.project,
+                EMBEDDINGS.c.vector,
+            )
+            .join(items, and_(EMBEDDINGS.c.item_kind == kind, items.c.id == EMBEDDINGS.c.item_id))
+            .where(EMBEDDINGS.c.model == model, EMBEDDINGS.c.seq > after_seq)
+            .order_by(EMBEDDINGS.c.seq)
+            .limit(limit)
+        )
+        sides.append(select(side.subquery()))
+    both = union_all(*sides).subquery()
+    return select(both).order_by(both.c.seq).limit(limit)
+
+
+# Built once: building the statement cost more than running it when nothing new was stored,
+# and every search refreshes the vectors it ranks with.
+_VECTORS_AFTER: Final = _vectors_after_statement()
+
+
 def vectors_after(
     *, session: Session, model: str, after_seq: int, limit: int
 ) -> list[StoredVector]:
     """Vectors of `model` stored after `after_seq`, in seq order, with their item's project."""
-    of_memories = (
-        select(
-            EMBEDDINGS.c.seq,
-            EMBEDDINGS.c.item_kind,
-            EMBEDDINGS.c.item_id,
-            MEMORIES.c.project,
-            EMBEDDINGS.c.vector,
-        )
-        .join(
-            MEMORIES, and_(EMBEDDINGS.c.item_kind == MEMORY, MEMORIES.c.id == EMBEDDINGS.c.item_id)
-        )
-        .where(EMBEDDINGS.c.model == model, EMBEDDINGS.c.seq > after_seq)
+    rows = session.connection().execute(
+        _VECTORS_AFTER, {"model": model, "after_seq": after_seq, "limit": limit}
     )
-    of_facts = (
-        select(
-            EMBEDDINGS.c.seq,
-            EMBEDDINGS.c.item_kind,
-            EMBEDDINGS.c.item_id,
-            FACTS.c.project,
-            EMBEDDINGS.c.vector,
-        )
-        .join(FACTS, and_(EMBEDDINGS.c.item_kind == FACT, FACTS.c.id == EMBEDDINGS.c.item_id))
-        .where(EMBEDDINGS.c.model == model, EMBEDDINGS.c.seq > after_seq)
-    )
-    # Each side takes its first `limit` by seq on its own (an index range on (model, seq)),
-    # then the two are merged: ordering the union whole sorted every vector stored after
-    # `after_seq` for each chunk, minutes of work to load a million.
-    sides = [
-        select(side.order_by(EMBEDDINGS.c.seq).limit(limit).subquery())
-        for side in (of_memories, of_facts)
-    ]
-    both = union_all(*sides).subquery()
-    rows = session.execute(select(both).order_by(both.c.seq).limit(limit))
     return [
         StoredVector(row.seq, row.item_kind, row.item_id, row.project, bytes(row.vector))
         for row in rows
