@@ -351,8 +351,10 @@ def stop_process(process: "subprocess.Popen[bytes]", timeout: float = 10) -> Non
 
 
 @pytest.fixture
-def hub_env(store_url: str, tmp_path: Path) -> dict[str, str]:
-    """Environment for hub and proxy subprocesses, pointing at this test's store."""
+def hub_env(store_url: str, tmp_path: Path, sqlite_template: Path) -> dict[str, str]:
+    """Environment for hub and proxy subprocesses, pointing at this test's store, which starts
+    migrated (prefill_store): a hub finds it at head and skips loading alembic."""
+    prefill_store(sqlite_template, store_url)
     env = process_env()
     env["ALETHEIA_DATABASE_URL"] = store_url
     env["ALETHEIA_DATA_DIR"] = str(tmp_path / "data")
