@@ -6,11 +6,13 @@ import pytest
 from aletheia_hub.store.search.rerank import (
     NEIGHBOUR_WEIGHT,
     NOTE_NEIGHBOUR_WEIGHT,
+    QUESTION_TURN_WEIGHT,
     SECOND_HOP_WEIGHT,
     SPEAKER_BOOST,
     WHEN_BOOST,
     WHEN_NEIGHBOUR_WEIGHT,
     Evidence,
+    asks_only,
     diversify,
     lending,
     rerank,
@@ -97,3 +99,27 @@ def test_rerank_brings_the_answer_turn_up_through_the_turn_that_asked() -> None:
     assert ranked.index(3) < ranked.index(9)
     plain = [item for item, _ in rerank("what did Caroline make?", scored, evidence(), 1.0, 4)]
     assert plain == [1, 9, 2, 3]
+
+
+def test_the_turn_that_answers_ranks_above_the_turn_that_only_asked() -> None:
+    # 1 "We came back from Rome" - 2 "What was your favourite thing?" - 3 "A cooking class"
+    texts = {
+        1: "Tasha: We came back from a week in Rome.",
+        2: "Caroline: Oh I always wanted to go. What was your favourite thing?  ",
+        3: "Tasha: Probably a cooking class in a tiny family kitchen.",
+    }
+    known = evidence(
+        around={2: (1, 3)}, speakers={1: "tasha", 2: "caroline", 3: "tasha"}, texts=texts
+    )
+    assert [asks_only(item, known) for item in (1, 2, 3)] == [False, True, False]
+    # A note is no turn of a conversation, whatever it ends with.
+    assert not asks_only(4, evidence(texts={4: "Why does the build fail?"}))
+    scores = [(1, 1.0, 1), (2, 0.9, 2), (3, 0.3, 3)]
+    ranked = dict(rerank("What was Tasha's favourite part of Rome?", scores, known, 0.0, 3))
+    assert ranked[3] > ranked[2]
+    # Without the weight the asking turn would stay above the answer.
+    assert QUESTION_TURN_WEIGHT < 1.0
+    lent = with_neighbours(
+        {1: 1.0, 2: 0.9, 3: 0.3}, known.around, lending("x", {1: 0, 2: 0, 3: 0}, known)
+    )
+    assert lent[2] > lent[3]
