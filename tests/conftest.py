@@ -26,10 +26,12 @@ from aletheia_hub.settings import Settings
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import upgrade_to_head
 from tests.helpers import McpHttpClient
-from tests.postgres_template import PostgresTemplate
+from tests.postgres_template import AdminConnection, PostgresTemplate
 
 POSTGRES_DSN = "host=127.0.0.1 port=5432 dbname=test user=postgres connect_timeout=3"
 POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+# The suite's own schema work (create, fill, drop) shares one connection per test process.
+POSTGRES_ADMIN: Final = AdminConnection(POSTGRES_DSN)
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 BIN = Path(sys.executable).parent
 _postgres_state: dict[str, str | None] = {}
@@ -50,6 +52,12 @@ def runtime_folder_of_the_suite(tmp_path_factory: pytest.TempPathFactory) -> Pat
 
 
 ROOT: Final = Path(__file__).resolve().parents[1]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The process's schema connection ends with its tests."""
+    del config
+    POSTGRES_ADMIN.close()
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -100,13 +108,11 @@ def fresh_postgres_schema() -> Iterator[str]:
     """The URL of a new, empty PostgreSQL schema in database `test`, dropped afterwards."""
     require_postgres()
     schema = f"t_{secrets.token_hex(6)}"
-    with psycopg.connect(POSTGRES_DSN, autocommit=True) as connection:
-        connection.execute(f'CREATE SCHEMA "{schema}"')
+    POSTGRES_ADMIN.get().execute(f'CREATE SCHEMA "{schema}"')
     try:
         yield f"{POSTGRES_URL}?options=-csearch_path%3D{schema}"
     finally:
-        with psycopg.connect(POSTGRES_DSN, autocommit=True) as connection:
-            connection.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        POSTGRES_ADMIN.get().execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
 
 
 @pytest.fixture
@@ -246,7 +252,7 @@ def prefill_store(template: Path, url: str) -> None:
 
 
 # The PostgreSQL counterpart of the SQLite template: recorded on first use in each process.
-POSTGRES_TEMPLATE: Final = PostgresTemplate(POSTGRES_DSN, fresh_postgres_schema, PER_STORE_RANDOM)
+POSTGRES_TEMPLATE: Final = PostgresTemplate(POSTGRES_ADMIN, fresh_postgres_schema, PER_STORE_RANDOM)
 
 
 @pytest.fixture

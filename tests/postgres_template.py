@@ -57,15 +57,48 @@ def record_migration(url: str) -> list[Statement]:
 
 def replay(dsn: str, schema: str, statements: list[Statement]) -> None:
     """Run the recorded statements in the empty `schema`, in one transaction."""
-    options = f"-csearch_path={schema} -csynchronous_commit=off"
-    with psycopg.connect(dsn, options=options) as connection:
-        with connection.cursor() as cursor:
-            for statement in statements:
-                if statement.many:
-                    cursor.executemany(statement.sql, statement.parameters)
-                else:
-                    cursor.execute(statement.sql, statement.parameters)
-        connection.commit()
+    with psycopg.connect(dsn, autocommit=True) as connection:
+        replay_on(connection, schema, statements)
+
+
+def replay_on(
+    connection: psycopg.Connection[Any],
+    schema: str,
+    statements: list[Statement],
+    store_meta: Mapping[str, str] | None = None,
+) -> None:
+    """replay() on an open autocommit connection, in one transaction that sets the store_meta
+    values given too; the connection's own settings are as before afterwards."""
+    with connection.transaction(), connection.cursor() as cursor:
+        cursor.execute(f'SET LOCAL search_path TO "{schema}"')
+        cursor.execute("SET LOCAL synchronous_commit TO off")
+        for statement in statements:
+            if statement.many:
+                cursor.executemany(statement.sql, statement.parameters)
+            else:
+                cursor.execute(statement.sql, statement.parameters)
+        for key, value in (store_meta or {}).items():
+            cursor.execute("UPDATE store_meta SET value = %s WHERE key = %s", (value, key))
+
+
+class AdminConnection:
+    """One autocommit connection per test process for the suite's own schema work (create,
+    fill, check, drop): opening one for each step cost more than most steps."""
+
+    def __init__(self, dsn: str) -> None:
+        self.dsn = dsn
+        self._connection: psycopg.Connection[Any] | None = None
+
+    def get(self) -> psycopg.Connection[Any]:
+        """The open connection, opened again if the server closed it."""
+        if self._connection is None or self._connection.closed or self._connection.broken:
+            self._connection = psycopg.connect(self.dsn, autocommit=True)
+        return self._connection
+
+    def close(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
 
 
 def set_store_meta(dsn: str, schema: str, values: Mapping[str, str]) -> None:
@@ -110,11 +143,12 @@ class PostgresTemplate:
 
     def __init__(
         self,
-        dsn: str,
+        admin: AdminConnection,
         new_schema: Callable[[], AbstractContextManager[str]],
         per_store_random: Mapping[str, Callable[[], str]],
     ) -> None:
-        self.dsn = dsn
+        self.admin = admin
+        self.dsn = admin.dsn
         self.new_schema = new_schema
         self.per_store_random = per_store_random
         self._statements: list[Statement] | None = None
@@ -136,18 +170,19 @@ class PostgresTemplate:
 
     def is_empty(self, url: str) -> bool:
         """Whether the schema at `url` holds no table yet."""
-        with psycopg.connect(self.dsn) as connection:
-            row = connection.execute(
-                "SELECT count(*) FROM information_schema.tables WHERE table_schema = %s",
+        row = (
+            self.admin.get()
+            .execute(
+                "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+                " WHERE n.nspname = %s AND c.relkind IN ('r', 'p')",
                 (schema_of(url),),
-            ).fetchone()
+            )
+            .fetchone()
+        )
         return row is not None and row[0] == 0
 
     def fill(self, url: str) -> None:
         """Give the empty schema at `url` the migrated tables and rows, with its own per-store
         values."""
-        schema = schema_of(url)
-        replay(self.dsn, schema, self.statements())
-        set_store_meta(
-            self.dsn, schema, {key: draw() for key, draw in self.per_store_random.items()}
-        )
+        values = {key: draw() for key, draw in self.per_store_random.items()}
+        replay_on(self.admin.get(), schema_of(url), self.statements(), values)
