@@ -357,6 +357,15 @@ def stop_process(process: "subprocess.Popen[bytes]", timeout: float = 10) -> Non
 
 
 @pytest.fixture
+def store_db(store_url: str, sqlite_template: Path) -> Iterator[Database]:
+    """The test's store, migrated (prefill_store), opened in this process."""
+    prefill_store(sqlite_template, store_url)
+    database = Database(store_url)
+    yield database
+    database.dispose()
+
+
+@pytest.fixture
 def hub_env(store_url: str, tmp_path: Path, sqlite_template: Path) -> dict[str, str]:
     """Environment for hub and proxy subprocesses, pointing at this test's store, which starts
     migrated (prefill_store): a hub finds it at head and skips loading alembic."""
