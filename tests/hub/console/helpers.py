@@ -4,7 +4,7 @@ import re
 
 from fastapi.testclient import TestClient
 
-from aletheia_hub.store import audit, work_state
+from aletheia_hub.store import audit, driver, work_state
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.facts import FactInput
 from aletheia_hub.store.memories import save_memory
@@ -56,7 +56,7 @@ def seed(db: Database) -> dict[str, int]:
         )
         for project in ("shop", "billing"):
             audit.record_call(
-                connection=session.connection(),
+                connection=driver.of(session.connection()),
                 token_id=None,
                 tool="search",
                 operation="search",

@@ -6,7 +6,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from aletheia_hub.settings import Settings
-from aletheia_hub.store import audit
+from aletheia_hub.store import audit, driver
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.memories import save_memory
 from tests.hub.console.helpers import NAV, seed
@@ -30,7 +30,7 @@ def add_memories(settings: Settings, count: int, project: str = "shop") -> None:
                     facts=[],
                 )
                 audit.record_call(
-                    connection=session.connection(),
+                    connection=driver.of(session.connection()),
                     token_id=None,
                     tool="search",
                     operation="search",

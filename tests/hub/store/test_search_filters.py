@@ -8,8 +8,8 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy import select, update
 
+from aletheia_hub.store import driver
 from aletheia_hub.store.db import Database
-from aletheia_hub.store.search import driver
 from aletheia_hub.store.search.filters import (
     fact_filter_sql,
     fact_filters,

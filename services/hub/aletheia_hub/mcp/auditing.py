@@ -5,13 +5,13 @@ shown as "local")."""
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import Connection
 from sqlmodel import Session
 
 from aletheia_hub.mcp.call_state import CallState
 from aletheia_hub.mcp.envelope import Call
 from aletheia_hub.mcp.toolsets import ToolSet
 from aletheia_hub.redact import redact
+from aletheia_hub.store import driver
 from aletheia_hub.store.audit import Outcome, record_call
 from aletheia_hub.store.db import Database
 
@@ -25,7 +25,7 @@ def audit_call(
     outcome: Outcome,
 ) -> None:
     """One audit row for a tools/call, in a write transaction of its own."""
-    with db.write_connection() as connection:
+    with db.driver_write() as connection:
         _record(connection, tool_set, state, tool_name, arguments, outcome)
 
 
@@ -38,11 +38,11 @@ def audit_in(
     outcome: Outcome,
 ) -> None:
     """audit_call in a write session of the caller's, committed with its work."""
-    _record(session.connection(), tool_set, state, tool_name, arguments, outcome)
+    _record(driver.of(session.connection()), tool_set, state, tool_name, arguments, outcome)
 
 
 def _record(
-    connection: Connection,
+    connection: driver.Driver,
     tool_set: ToolSet,
     state: CallState,
     tool_name: Any,

@@ -4,10 +4,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from sqlalchemy import ColumnElement, Connection, Select, and_, func, insert, select
+from sqlalchemy import ColumnElement, Select, and_, func, select
 from sqlmodel import Session
 
 from aletheia_hub.clock import now_ms
+from aletheia_hub.store import driver
 from aletheia_hub.store.tables import AUDIT_LOG
 
 Outcome = Literal["ok", "error", "refused", "rate-limited"]
@@ -28,7 +29,7 @@ class AuditEntry:
 
 def record_call(
     *,
-    connection: Connection,
+    connection: driver.Driver,
     token_id: str | None,
     tool: str,
     operation: str,
@@ -36,22 +37,17 @@ def record_call(
     result: Outcome,
 ) -> None:
     """Add one audit row for one tools/call: the tool as called and its canonical operation.
-    A Core insert: a read tool's call writes only this row, and the ORM would cost more than
-    the write (bench/roundtrip.py)."""
+    Sent to the driver: a read tool's call writes only this row, and SQLAlchemy's statement
+    work would cost more than the write (bench/roundtrip.py)."""
     connection.execute(
-        _INSERT_CALL,
-        {
-            "at_ms": now_ms(),
-            "token_id": token_id,
-            "tool": tool[:100],
-            "operation": operation[:100],
-            "project": project,
-            "result": result,
-        },
+        _INSERT_CALL_SQL.format(marks=driver.marks(connection.mark, 6)),
+        (now_ms(), token_id, tool[:100], operation[:100], project, result),
     )
 
 
-_INSERT_CALL: Final = insert(AUDIT_LOG)
+_INSERT_CALL_SQL: Final = (
+    "INSERT INTO audit_log (at_ms, token_id, tool, operation, project, result) VALUES ({marks})"
+)
 
 
 def list_calls(

@@ -2,13 +2,15 @@
 
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, Final
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlmodel import Session
+
+from aletheia_hub.store.driver import POSTGRES_MARK, SQLITE_MARK, Driver
 
 SQLITE_BUSY_TIMEOUT_MS: Final = 10_000
 PG_POOL_SIZE: Final = 40  # the size of the worker thread pool that runs store calls
@@ -80,6 +82,25 @@ class Database:
             return
         with self._write_lock, self._write_engine.begin() as connection:
             yield connection
+
+    @contextmanager
+    def driver_write(self) -> Iterator[Driver]:
+        """The driver in a write transaction of its own, committed at the end or not at all:
+        write_connection without SQLAlchemy's transaction work, for the one row every tools/call
+        writes (the audit row of a read)."""
+        with self._write_lock or nullcontext():
+            pooled = self._write_engine.raw_connection()
+            try:
+                dbapi: Any = pooled.driver_connection
+                if self.is_sqlite:  # the driver is in autocommit mode: begin as write_session
+                    dbapi.execute("BEGIN IMMEDIATE")
+                yield Driver(dbapi, SQLITE_MARK if self.is_sqlite else POSTGRES_MARK)
+                pooled.commit()
+            except BaseException:
+                pooled.rollback()
+                raise
+            finally:
+                pooled.close()
 
     def dispose(self) -> None:
         """Close every pooled connection."""

@@ -5,10 +5,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from sqlalchemy import Connection, bindparam, literal, null, select, union_all, update
+from sqlalchemy import Connection, bindparam, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
+from aletheia_hub.store import driver
 from aletheia_hub.store.facts import FactInput, clean_fact, record_facts
 from aletheia_hub.store.memory_rows import (
     DEFAULT_IMPORTANCE,
@@ -20,7 +21,7 @@ from aletheia_hub.store.memory_rows import (
     write_memory,
 )
 from aletheia_hub.store.search.model import PROJECT_SCOPE, USER_SCOPE
-from aletheia_hub.store.tables import FACTS, MEMORIES, MEMORY_FILES
+from aletheia_hub.store.tables import MEMORIES, MEMORY_FILES
 
 __all__ = [
     "DEFAULT_IMPORTANCE",
@@ -142,44 +143,36 @@ _ID_BY_HASH: Final = select(MEMORIES.c.id).where(
 )
 
 
-# Built once: get_observations runs them on every call.
-_VISIBLE_BY_IDS: Final = (
-    select(MEMORIES)
-    .where(
-        MEMORIES.c.id.in_(bindparam("ids", expanding=True)), MEMORIES.c.dismissed_at_ms.is_(None)
-    )
-    .order_by(MEMORIES.c.created_at_ms.desc(), MEMORIES.c.id.desc())
-)
-_VISIBLE_BY_IDS_IN_PROJECTS: Final = _VISIBLE_BY_IDS.where(
-    MEMORIES.c.project.in_(bindparam("projects", expanding=True))
+# Sent to the driver (see driver.py): get_observations and every search answer run them.
+_RECORD_COLUMNS: Final = (
+    "id, project, title, text, type, kind, tool, pinned, created_at_ms, scope, owner, "
+    "importance, concepts_json, revision_of, superseded_at_ms, revision_reason"
 )
 _FILES_OF: Final = select(MEMORY_FILES.c.memory_id, MEMORY_FILES.c.path).where(
     MEMORY_FILES.c.memory_id.in_(bindparam("ids", expanding=True))
 )
-# A memory's files and live facts in one statement (a statement costs more than its rows):
-# files carry no predicate, and come first; facts keep the order they were recorded in.
-_ATTACHED: Final = union_all(
-    select(
-        MEMORY_FILES.c.memory_id,
-        literal(0).label("kind"),
-        MEMORY_FILES.c.path.label("first"),
-        null().label("predicate"),
-        null().label("object"),
-        null().label("valid_to_ms"),
-        literal(0).label("position"),
-    ).where(MEMORY_FILES.c.memory_id.in_(bindparam("ids", expanding=True))),
-    select(
-        FACTS.c.memory_id,
-        literal(1),
-        FACTS.c.subject,
-        FACTS.c.predicate,
-        FACTS.c.object,
-        FACTS.c.valid_to_ms,
-        FACTS.c.id,
-    ).where(
-        FACTS.c.memory_id.in_(bindparam("ids", expanding=True)), FACTS.c.dismissed_at_ms.is_(None)
-    ),
-).order_by("kind", "position")
+
+
+def _visible_by_ids_sql(mark: str, ids: int, projects: int | None) -> str:
+    in_projects = "" if projects is None else f" AND project IN ({driver.marks(mark, projects)})"
+    return (
+        f"SELECT {_RECORD_COLUMNS} FROM memories WHERE id IN ({driver.marks(mark, ids)})"
+        f" AND dismissed_at_ms IS NULL{in_projects} ORDER BY created_at_ms DESC, id DESC"
+    )
+
+
+def _attached_sql(mark: str, ids: int) -> str:
+    """A memory's files and live facts in one statement (a statement costs more than its rows):
+    files carry no predicate, and come first; facts keep the order they were recorded in."""
+    in_ids = driver.marks(mark, ids)
+    return (
+        "SELECT memory_id, 0 AS kind, path AS first, NULL AS predicate, NULL AS object,"
+        " NULL AS valid_to_ms, 0 AS position"
+        f" FROM memory_files WHERE memory_id IN ({in_ids})"
+        " UNION ALL SELECT memory_id, 1, subject, predicate, object, valid_to_ms, id"
+        f" FROM facts WHERE memory_id IN ({in_ids}) AND dismissed_at_ms IS NULL"
+        " ORDER BY kind, position"
+    )
 
 
 def get_memories(
@@ -188,37 +181,53 @@ def get_memories(
     """Visible memories with these ids, newest first; unknown or dismissed ids are skipped."""
     if not ids:
         return []
-    # Core statements on the session's connection: the ORM's execute adds nothing to them.
-    connection = session.connection()
-    if projects is None:
-        rows = connection.execute(_VISIBLE_BY_IDS, {"ids": list(ids)}).all()
-    else:
-        rows = connection.execute(
-            _VISIBLE_BY_IDS_IN_PROJECTS, {"ids": list(ids), "projects": list(projects)}
-        ).all()
-    files, facts = _attached(connection, [row.id for row in rows])
+    connection = driver.of(session.connection())
+    unique = list(dict.fromkeys(ids))
+    scope = None if projects is None else list(projects)
+    if scope is not None and not scope:
+        return []
+    sql = _visible_by_ids_sql(connection.mark, len(unique), None if scope is None else len(scope))
+    rows = connection.rows(sql, [*unique, *(scope or ())])
+    files, facts = _attached(connection, [row[0] for row in rows])
     return [
         MemoryRecord(
-            id=row.id,
-            project=row.project,
-            title=row.title,
-            text=row.text,
-            type=row.type,
-            kind=row.kind,
-            tool=row.tool,
-            pinned=row.pinned,
-            created_at_ms=row.created_at_ms,
-            files=files.get(row.id, ()),
-            facts=facts.get(row.id, ()),
-            scope=row.scope,
-            owner=row.owner,
-            importance=row.importance,
-            concepts=concepts_of(row.concepts_json),
-            revision_of=row.revision_of,
-            superseded_at_ms=row.superseded_at_ms,
-            revision_reason=row.revision_reason,
+            id=memory_id,
+            project=project,
+            title=title,
+            text=text,
+            type=kind_of_type,
+            kind=kind,
+            tool=tool,
+            pinned=bool(pinned),
+            created_at_ms=created_at_ms,
+            files=files.get(memory_id, ()),
+            facts=facts.get(memory_id, ()),
+            scope=scope_of,
+            owner=owner,
+            importance=importance,
+            concepts=concepts_of(concepts_json),
+            revision_of=revision_of,
+            superseded_at_ms=superseded_at_ms,
+            revision_reason=revision_reason,
         )
-        for row in rows
+        for (
+            memory_id,
+            project,
+            title,
+            text,
+            kind_of_type,
+            kind,
+            tool,
+            pinned,
+            created_at_ms,
+            scope_of,
+            owner,
+            importance,
+            concepts_json,
+            revision_of,
+            superseded_at_ms,
+            revision_reason,
+        ) in rows
     ]
 
 
@@ -245,14 +254,14 @@ def files_of(connection: Connection, ids: list[int]) -> dict[int, tuple[str, ...
 
 
 def _attached(
-    connection: Connection, ids: list[int]
+    connection: driver.Driver, ids: list[int]
 ) -> tuple[dict[int, tuple[str, ...]], dict[int, tuple[str, ...]]]:
     """The files (sorted) and the live facts (as recorded) of these memories."""
     if not ids:
         return {}, {}
     files: dict[int, list[str]] = {}
     facts: dict[int, list[str]] = {}
-    rows = connection.execute(_ATTACHED, {"ids": ids})
+    rows = connection.rows(_attached_sql(connection.mark, len(ids)), [*ids, *ids])
     for memory_id, kind, first, predicate, obj, valid_to, _position in rows:
         if kind == 0:
             files.setdefault(memory_id, []).append(first)

@@ -15,8 +15,8 @@ from typing import Any, Final
 
 from sqlmodel import Session
 
+from aletheia_hub.store import driver
 from aletheia_hub.store.pgvector.rows import VECTOR_TABLE
-from aletheia_hub.store.search import driver
 
 # An iterative index scan's cost per entry read over exact ranking's per passing memory
 # (bench/scale.py: about 40 and 8 microseconds at 100,000 memories on 2 cores).

@@ -16,10 +16,10 @@ import numpy as np
 from numpy.typing import NDArray
 from sqlmodel import Session
 
+from aletheia_hub.store import driver
 from aletheia_hub.store.pgvector import plan
 from aletheia_hub.store.pgvector.rows import VECTOR_TABLE
 from aletheia_hub.store.pgvector.schema import VectorColumn
-from aletheia_hub.store.search import driver
 from aletheia_hub.store.search.filters import memory_filter_sql
 from aletheia_hub.store.search.model import SearchQuery
 

@@ -6,7 +6,7 @@ from typing import Final
 
 from sqlmodel import Session
 
-from aletheia_hub.store.search import driver
+from aletheia_hub.store import driver
 from aletheia_hub.store.search.filters import HIT_SQL, memory_filter_sql, memory_hit
 from aletheia_hub.store.search.model import MemoryHit, SearchQuery
 

@@ -9,7 +9,8 @@ from typing import Any, Final
 from sqlalchemy import and_, func, select
 from sqlmodel import Session
 
-from aletheia_hub.store.search import driver, postgres_backend, sqlite_backend
+from aletheia_hub.store import driver
+from aletheia_hub.store.search import postgres_backend, sqlite_backend
 from aletheia_hub.store.search.filters import date_order, hit_columns, memory_filters
 from aletheia_hub.store.search.keyword_index import KeywordIndex
 from aletheia_hub.store.search.maxscore import Over, QueryTerm, top_memories

@@ -14,7 +14,7 @@ from typing import Final
 
 from sqlmodel import Session
 
-from aletheia_hub.store.search import driver
+from aletheia_hub.store import driver
 
 GAP_MS: Final = 10 * 60 * 1000
 SESSION_GAP_MS: Final = 60 * 60 * 1000

@@ -7,7 +7,7 @@ from typing import Any, Final
 from sqlalchemy import text
 from sqlmodel import Session
 
-from aletheia_hub.store.search import driver
+from aletheia_hub.store import driver
 from aletheia_hub.store.search.filters import (
     HIT_SQL,
     date_order_sql,

@@ -20,7 +20,7 @@ from typing import Final
 
 from sqlmodel import Session
 
-from aletheia_hub.store.search import driver
+from aletheia_hub.store import driver
 from aletheia_hub.store.search.postings import Postings
 
 logger = logging.getLogger(__name__)
