@@ -98,7 +98,7 @@ def test_pip_check_is_clean_with_and_without_the_embed_extra(
 ) -> None:
     for installed in (with_embed, keyword_only):
         done = subprocess.run(
-            [str(installed.python), "-m", "pip", "check"],
+            installed.pip("check"),
             env=pip_env(isolated=True),
             capture_output=True,
             text=True,
@@ -111,7 +111,7 @@ def test_pip_check_is_clean_with_and_without_the_embed_extra(
 
 def test_the_fresh_venv_holds_no_development_requirement(with_embed: Installed) -> None:
     listed = subprocess.run(
-        [str(with_embed.python), "-m", "pip", "list", "--format", "json"],
+        with_embed.pip("list", "--format", "json"),
         env=pip_env(isolated=True),
         capture_output=True,
         text=True,
