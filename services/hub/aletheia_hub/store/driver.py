@@ -9,7 +9,7 @@ of prepared statements.
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from sqlalchemy import Connection
 from sqlmodel import Session
@@ -17,6 +17,7 @@ from sqlmodel import Session
 # What the driver binds a positional parameter with.
 SQLITE_MARK = "?"
 POSTGRES_MARK = "%s"
+MARKS: Final = (SQLITE_MARK, POSTGRES_MARK)
 
 
 def mark(session: Session) -> str:

@@ -20,12 +20,13 @@ def visible_memory_hits(
     if not ids:
         return {}
     mark = driver.mark(session)
-    # SQLite: "+m.scope" keeps it from walking the scope index (nearly every memory is of
-    # project scope) rather than looking the ids up.
-    scope = "+m.scope" if mark == driver.SQLITE_MARK else "m.scope"
-    filters, params = memory_filter_sql(query, mark, project_scope=scope)
+    # SQLite: NOT INDEXED leaves it only the rowids to look up. With the filters' OR of a
+    # project and a user-wide scope it walked the project's index instead, every memory of the
+    # project (3 ms for 60 ids among 10,000 memories, against 0.2).
+    unindexed = " NOT INDEXED" if mark == driver.SQLITE_MARK else ""
+    filters, params = memory_filter_sql(query, mark)
     sql = (
-        f"SELECT {HIT_SQL} FROM memories m"
+        f"SELECT {HIT_SQL} FROM memories m{unindexed}"
         f" WHERE m.id IN ({', '.join(mark for _ in ids)}) AND {filters}"
     )
     return {row[0]: memory_hit(row) for row in driver.rows(session, sql, [*ids, *params])}
