@@ -33,9 +33,10 @@ BATCH_TOKENS: Final = MAX_TOKENS
 # The weights stay int8 (graph.py) and are packed at load (prepacking) for MatMulNBits, which
 # rounds the activations to int8 per block of 32 (accuracy level 4). Unpacked, every run turned
 # each weight into float32 as it multiplied: a search's question (one short text, one run) took
-# 51-58 ms on one core against 10 packed, while batches of notes ran at about the same rate
-# either way (53 and 55 notes per second of 30 tokens, 19 and 18 of 90) and resident memory
-# was the same (108 and 111 MB after loading). Vectors keep a cosine of 0.9997 to the unpacked
+# 51-58 ms on one core against 10 packed. Batches of notes lose a little: bench/backlog.py
+# drained 4,000 saves at 24 memories per CPU-second packed against 26 unpacked (50 and 54
+# embedded per second once the saves stopped), and resident memory is the same (223 and 225 MB
+# at most, 108 and 111 MB after loading). Vectors keep a cosine of 0.9997 to the unpacked
 # model's, and bench/retrieval.py finds the same memories with both (conversations, held out:
 # recall@5 0.726 against 0.728), so vectors stored with one are kept with the other.
 NBITS_BLOCK: Final = 32
