@@ -62,6 +62,12 @@ def test_nearest_ranks_by_cosine_within_the_projects_asked(tmp_path: Path) -> No
     assert [item for item, _ in everywhere] == [ids[n] for n in np.argsort(-kept)[:3]]
     assert index.nearest(query, kind="fact", projects=None, limit=3) == []
     assert index.nearest(query, kind="memory", projects=["elsewhere"], limit=3) == []
+    both = index.nearest(query, kind="memory", projects=["billing", "shop"], limit=3)
+    assert both == everywhere
+    billing = index.nearest(query, kind="memory", projects=["billing", "elsewhere"], limit=3)
+    assert [item for item, _ in billing] == [
+        ids[n] for n in sorted(range(0, COUNT, 3), key=lambda n: -kept[n])[:3]
+    ]
 
 
 def test_a_replaced_vector_takes_the_place_of_the_old_one(tmp_path: Path) -> None:

@@ -116,7 +116,11 @@ class VectorIndex:
             allowed = self._kind_codes[:size] == _KIND_CODES[kind]
             if projects is not None:
                 codes = [self._projects[p] for p in projects if p in self._projects]
-                allowed &= np.isin(self._project_codes[:size], codes)
+                project_codes = self._project_codes[:size]
+                # One project (the usual search): a comparison, not isin's sort (120 us at 10k).
+                allowed &= (
+                    project_codes == codes[0] if len(codes) == 1 else np.isin(project_codes, codes)
+                )
             if through_seq is not None:
                 allowed &= self._seqs[:size] <= through_seq
             ids = self._ids[:size]
