@@ -138,9 +138,11 @@ def set_pinned(*, session: Session, memory_id: int, pinned: bool) -> bool:
     return bool(result.rowcount)
 
 
-_ID_BY_HASH: Final = select(MEMORIES.c.id).where(
-    MEMORIES.c.project == bindparam("project"), MEMORIES.c.content_hash == bindparam("digest")
-)
+# Every save looks its key up first: sent to the driver (driver.py), as a memory by id is.
+_ID_BY_HASH_SQL: Final = {
+    mark: f"SELECT id FROM memories WHERE project = {mark} AND content_hash = {mark}"
+    for mark in driver.MARKS
+}
 
 
 # Sent to the driver (see driver.py): get_observations and every search answer run them.
@@ -238,10 +240,9 @@ def concepts_of(concepts_json: str) -> tuple[str, ...]:
 
 
 def _find_by_hash(connection: Connection, project: str, digest: str) -> int | None:
-    found: int | None = connection.execute(
-        _ID_BY_HASH, {"project": project, "digest": digest}
-    ).scalar_one_or_none()
-    return found
+    statement = driver.of(connection)
+    rows = statement.rows(_ID_BY_HASH_SQL[statement.mark], (project, digest))
+    return int(rows[0][0]) if rows else None
 
 
 def files_of(connection: Connection, ids: list[int]) -> dict[int, tuple[str, ...]]:
