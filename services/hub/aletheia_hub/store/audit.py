@@ -40,14 +40,16 @@ def record_call(
     Sent to the driver: a read tool's call writes only this row, and SQLAlchemy's statement
     work would cost more than the write (bench/roundtrip.py)."""
     connection.execute(
-        _INSERT_CALL_SQL.format(marks=driver.marks(connection.mark, 6)),
+        _INSERT_CALL_SQL[connection.mark],
         (now_ms(), token_id, tool[:100], operation[:100], project, result),
     )
 
 
-_INSERT_CALL_SQL: Final = (
-    "INSERT INTO audit_log (at_ms, token_id, tool, operation, project, result) VALUES ({marks})"
-)
+_INSERT_CALL_SQL: Final = {
+    mark: "INSERT INTO audit_log (at_ms, token_id, tool, operation, project, result)"
+    f" VALUES ({driver.marks(mark, 6)})"
+    for mark in driver.MARKS
+}
 
 
 def list_calls(

@@ -10,7 +10,7 @@ from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlmodel import Session
 
-from aletheia_hub.store.driver import POSTGRES_MARK, SQLITE_MARK, Driver
+from aletheia_hub.store.driver import Driver, mark_of
 
 SQLITE_BUSY_TIMEOUT_MS: Final = 10_000
 PG_POOL_SIZE: Final = 40  # the size of the worker thread pool that runs store calls
@@ -94,7 +94,7 @@ class Database:
                 dbapi: Any = pooled.driver_connection
                 if self.is_sqlite:  # the driver is in autocommit mode: begin as write_session
                     dbapi.execute("BEGIN IMMEDIATE")
-                yield Driver(dbapi, SQLITE_MARK if self.is_sqlite else POSTGRES_MARK)
+                yield Driver(dbapi, mark_of(self._write_engine.dialect.name))
                 pooled.commit()
             except BaseException:
                 pooled.rollback()

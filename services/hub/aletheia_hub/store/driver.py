@@ -20,9 +20,14 @@ POSTGRES_MARK = "%s"
 MARKS: Final = (SQLITE_MARK, POSTGRES_MARK)
 
 
+def mark_of(dialect: str) -> str:
+    """The parameter placeholder of a dialect's driver ("sqlite" or "postgresql")."""
+    return SQLITE_MARK if dialect == "sqlite" else POSTGRES_MARK
+
+
 def mark(session: Session) -> str:
     """The session's driver's parameter placeholder."""
-    return SQLITE_MARK if session.get_bind().dialect.name == "sqlite" else POSTGRES_MARK
+    return mark_of(session.get_bind().dialect.name)
 
 
 def marks(mark: str, count: int) -> str:
@@ -58,8 +63,7 @@ class Driver:
 def of(connection: Connection) -> Driver:
     """The driver under a SQLAlchemy connection (a session's, or one from engine.begin()), so
     statements run in its transaction, begun as the store begins transactions."""
-    dbapi = connection.connection.driver_connection
-    return Driver(dbapi, SQLITE_MARK if connection.dialect.name == "sqlite" else POSTGRES_MARK)
+    return Driver(connection.connection.driver_connection, mark_of(connection.dialect.name))
 
 
 def rows(session: Session, sql: str, params: Sequence[Any] = ()) -> list[Any]:

@@ -1,0 +1,101 @@
+"""Statements sent straight to the driver (store/driver.py): a memory by id with its files
+and facts, a save's dedupe key, and the audit row, on SQLite and PostgreSQL."""
+
+import pytest
+from sqlalchemy import func, select, update
+
+from aletheia_hub.store import audit, driver
+from aletheia_hub.store.db import Database
+from aletheia_hub.store.facts import FactInput
+from aletheia_hub.store.memories import get_memories, save_memory
+from aletheia_hub.store.tables import AUDIT_LOG, MEMORIES
+
+
+def save(db: Database, project: str, text: str, **extra: object) -> int:
+    with db.write_session() as session:
+        saved = save_memory(
+            session=session,
+            project=project,
+            text=text,
+            title=None,
+            type="decision",
+            kind="note",
+            tool="tests",
+            pinned=False,
+            **extra,  # type: ignore[arg-type]
+        )
+    return saved.id
+
+
+def audit_rows(db: Database) -> int:
+    with db.read_session() as session:
+        return int(session.execute(select(func.count()).select_from(AUDIT_LOG)).scalar_one())
+
+
+def test_a_memory_by_id_comes_with_its_files_and_live_facts_once_and_newest_first(
+    store_db: Database,
+) -> None:
+    first = save(
+        store_db,
+        "shop",
+        "Use pnpm in the shop repo",
+        files=["b/package.json", "a/pnpm-lock.yaml"],
+        facts=[FactInput("shop", "uses", "pnpm"), FactInput("shop", "avoids", "npm")],
+    )
+    second = save(store_db, "shop", "Staging deploys need the VPN")
+    with store_db.read_session() as session:
+        records = get_memories(session=session, ids=[first, second, first, 10**9])
+    assert [r.id for r in records] == [second, first]
+    (shop,) = [r for r in records if r.id == first]
+    assert shop.files == ("a/pnpm-lock.yaml", "b/package.json")
+    assert shop.facts == ("shop · uses · pnpm", "shop · avoids · npm")
+    assert shop.pinned is False and shop.type == "decision" and shop.project == "shop"
+
+
+def test_a_memory_of_another_project_or_dismissed_is_as_unknown_as_a_missing_id(
+    store_db: Database,
+) -> None:
+    mine = save(store_db, "shop", "Use pnpm in the shop repo")
+    theirs = save(store_db, "billing", "Invoices close on the 3rd")
+    gone = save(store_db, "shop", "An old note")
+    with store_db.write_session() as session:
+        session.execute(update(MEMORIES).where(MEMORIES.c.id == gone).values(dismissed_at_ms=1))
+    with store_db.read_session() as session:
+        reached = get_memories(session=session, ids=[mine, theirs, gone], projects=["shop"])
+        assert [r.id for r in reached] == [mine]
+        assert get_memories(session=session, ids=[mine, theirs], projects=[]) == []
+        assert {r.id for r in get_memories(session=session, ids=[mine, theirs])} == {mine, theirs}
+
+
+def test_the_same_memory_saved_twice_keeps_one_row_and_answers_its_id(
+    store_db: Database,
+) -> None:
+    first = save(store_db, "shop", "Use pnpm in the shop repo")
+    assert save(store_db, "shop", "Use pnpm in the shop repo") == first
+    assert save(store_db, "billing", "Use pnpm in the shop repo") != first
+
+
+def test_an_audit_row_is_written_with_its_transaction_or_not_at_all(store_db: Database) -> None:
+    def record(connection: driver.Driver) -> None:
+        audit.record_call(
+            connection=connection,
+            token_id=None,
+            tool="search",
+            operation="search",
+            project="shop",
+            result="ok",
+        )
+
+    with store_db.driver_write() as connection:
+        record(connection)
+    assert audit_rows(store_db) == 1
+    with pytest.raises(RuntimeError), store_db.driver_write() as connection:
+        record(connection)
+        raise RuntimeError("the call failed after its row")
+    with pytest.raises(RuntimeError), store_db.write_session() as session:
+        record(driver.of(session.connection()))
+        raise RuntimeError("the tool's work failed")
+    assert audit_rows(store_db) == 1
+    with store_db.read_session() as session:
+        rows = audit.list_calls(session=session)
+    assert [(r.tool, r.project, r.result) for r in rows] == [("search", "shop", "ok")]
