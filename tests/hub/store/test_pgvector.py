@@ -11,6 +11,7 @@ from numpy.typing import NDArray
 from sqlalchemy import text
 from sqlmodel import Session
 
+from aletheia_hub.store import driver
 from aletheia_hub.store.backup.logical import read_header, restore_logical, write_logical
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import head_revision, migrate_connection, upgrade_to_head
@@ -212,8 +213,8 @@ def test_a_scan_starved_by_a_wrong_estimate_is_followed_by_exact_ranking(
                 None,
                 exact=False,
             )
-            plan.scope_settings(session, one_pass)
-            plan.scope_settings(session, plan.INDEX_PLAN)
+            driver.scope_settings(session, one_pass)
+            driver.scope_settings(session, plan.INDEX_PLAN)
             cursor = session.connection().connection.driver_connection.cursor()
             cursor.execute(*statement)
             starved = cursor.fetchall()
@@ -230,8 +231,8 @@ def explain(
     sql, args = pg_search.memory_statement(
         column, pg_search.vector_literal(query), where, params, k, None, exact=False
     )
-    plan.scope_settings(session, plan.hnsw_settings(k, 40, 2_000))
-    plan.scope_settings(session, plan.INDEX_PLAN)
+    driver.scope_settings(session, plan.hnsw_settings(k, 40, 2_000))
+    driver.scope_settings(session, plan.INDEX_PLAN)
     cursor = session.connection().connection.driver_connection.cursor()
     cursor.execute("EXPLAIN " + sql, args)
     return "\n".join(row[0] for row in cursor.fetchall())
@@ -244,8 +245,8 @@ def without_iterative_scan(
     sql, args = pg_search.memory_statement(
         column, pg_search.vector_literal(query), where, params, k, None, exact=False
     )
-    plan.scope_settings(session, plan.hnsw_settings(k, 40, 2_000))
-    plan.scope_settings(session, plan.INDEX_PLAN)
+    driver.scope_settings(session, plan.hnsw_settings(k, 40, 2_000))
+    driver.scope_settings(session, plan.INDEX_PLAN)
     cursor = session.connection().connection.driver_connection.cursor()
     cursor.execute("SELECT set_config('hnsw.iterative_scan', 'off', true)")
     # pgvector's default candidates: a store this small holds barely more than ours.

@@ -75,3 +75,13 @@ def scalar(session: Session, sql: str, params: Sequence[Any] = ()) -> Any:
     """The first column of the first row (None when there is none)."""
     found = rows(session, sql, params)
     return found[0][0] if found else None
+
+
+def scope_settings(session: Session, settings: dict[str, str]) -> dict[str, str]:
+    """Set these PostgreSQL settings for the transaction; the values they had, to set them
+    back with."""
+    sql = "SELECT " + ", ".join(
+        f"current_setting('{name}', true), set_config('{name}', %s, true)" for name in settings
+    )
+    found = rows(session, sql, list(settings.values()))[0]
+    return {name: str(found[2 * n]) for n, name in enumerate(settings)}

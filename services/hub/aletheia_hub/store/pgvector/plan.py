@@ -78,12 +78,3 @@ def hnsw_settings(limit: int, passing: float, stored: float) -> dict[str, str]:
         "hnsw.iterative_scan": "relaxed_order",
         "hnsw.max_scan_tuples": str(min(scan, 2**31 - 1)),
     }
-
-
-def scope_settings(session: Session, settings: dict[str, str]) -> dict[str, str]:
-    """Set these for the transaction; the values they had, to set them back with."""
-    sql = "SELECT " + ", ".join(
-        f"current_setting('{name}', true), set_config('{name}', %s, true)" for name in settings
-    )
-    found = driver.rows(session, sql, list(settings.values()))[0]
-    return {name: str(found[2 * n]) for n, name in enumerate(settings)}

@@ -86,14 +86,14 @@ class _Nearest:
             exact=index is None,
         )
         if index is not None:
-            plan.scope_settings(session, index)
-        planner = plan.scope_settings(
+            driver.scope_settings(session, index)
+        planner = driver.scope_settings(
             session, plan.EXACT_PLAN if index is None else plan.INDEX_PLAN
         )
         try:
             return driver.rows(session, sql, args)
         finally:
-            plan.scope_settings(session, planner)
+            driver.scope_settings(session, planner)
 
 
 def memory_statement(

@@ -1,5 +1,6 @@
 """Keyword search on PostgreSQL: tsvector columns with GIN indexes, rarer words weigh more."""
 
+import math
 import time
 from collections.abc import Sequence
 from typing import Any, Final
@@ -8,6 +9,7 @@ from sqlalchemy import text
 from sqlmodel import Session
 
 from aletheia_hub.store import driver
+from aletheia_hub.store.search import pg_reading
 from aletheia_hub.store.search.filters import (
     HIT_SQL,
     date_order_sql,
@@ -152,11 +154,12 @@ def rank_memories(
     wanted: int,
     *,
     over: Over = "all",
-    shortlist: bool = True,  # noqa: ARG001 - each match found is scored once
+    shortlist: bool = True,
 ) -> list[MemoryHit]:
     """The best `wanted` memories of a pass with `essential` terms (see maxscore.Over),
     scored by the rarity weights of the terms they hold, plus ts_rank (best first); over the
-    essential terms only, just their weights."""
+    essential terms only, just their weights. On a large store a pass over very many matches
+    ranks the newest of them (pg_reading), unless `shortlist` is off (every match)."""
     # 0.0, then each term's weight when held, then ts_rank, added in this order; every number
     # is a float8 parameter.
     score = "%s"
@@ -172,13 +175,86 @@ def rank_memories(
     if over == "both":
         where += f" AND m.search_vector @@ {_TSQUERY}"
         where_params.append(" | ".join(texts[essential:]))
+    how = pg_reading.EVERY_MATCH
+    if shortlist:
+        how = pg_reading.reading(session, query, _pass_matches(session, terms, essential, over))
+    return _ranked(session, query, how, (score, score_params), (where, where_params), wanted)
+
+
+def _ranked(
+    session: Session,
+    query: SearchQuery,
+    how: pg_reading.Reading,
+    score: tuple[str, list[Any]],
+    where: tuple[str, list[Any]],
+    wanted: int,
+) -> list[MemoryHit]:
+    """The best `wanted` memories passing `where` and the query's filters by `score`, read
+    as `how` says."""
     filters, filter_params = memory_filter_sql(query, MARK)
+    if how.recent_ids is not None:
+        last = driver.scalar(session, "SELECT max(id) FROM memories") or 0
+        recent = f"{filters} AND m.id > %s", [*filter_params, last - how.recent_ids]
+        found = _best(session, score, where, recent, wanted)
+        if len(found) >= wanted:
+            return found
+        # Fewer than wanted among the recent ids (the matches lie further back): every match.
+    if how.newest is None or how.recent_ids is not None:
+        return _best(session, score, where, (filters, filter_params), wanted)
+    newest = (
+        f"SELECT {HIT_SQL}, m.search_vector FROM memories AS m WHERE {where[0]} AND {filters} "
+        f"ORDER BY {how.newest_order} LIMIT %s"
+    )
     sql = (
-        f"SELECT {HIT_SQL}, {score} AS score FROM memories AS m WHERE {where} AND {filters} "
+        f"SELECT {HIT_SQL}, {score[0]} AS score FROM ({newest}) AS m "
         "ORDER BY score DESC, m.id DESC LIMIT %s"
     )
-    found = driver.rows(session, sql, [*score_params, *where_params, *filter_params, wanted])
-    return [memory_hit(row) for row in found]
+    params = [*score[1], *where[1], *filter_params, how.newest, wanted]
+    # Walking an index back from the newest memory, never gathering every match first.
+    before = driver.scope_settings(session, _WALK_BACK)
+    try:
+        return [memory_hit(row) for row in driver.rows(session, sql, params)]
+    finally:
+        driver.scope_settings(session, before)
+
+
+def _best(
+    session: Session,
+    score: tuple[str, list[Any]],
+    where: tuple[str, list[Any]],
+    filters: tuple[str, list[Any]],
+    wanted: int,
+) -> list[MemoryHit]:
+    """The best `wanted` of every memory passing `where` and `filters`."""
+    sql = (
+        f"SELECT {HIT_SQL}, {score[0]} AS score FROM memories AS m WHERE {where[0]} "
+        f"AND {filters[0]} ORDER BY score DESC, m.id DESC LIMIT %s"
+    )
+    params = [*score[1], *where[1], *filters[1], wanted]
+    return [memory_hit(row) for row in driver.rows(session, sql, params)]
+
+
+def _pass_matches(
+    session: Session, terms: Sequence[QueryTerm], essential: int, over: Over
+) -> float:
+    """About how many memories of the store a pass matches."""
+    first = list(terms[:essential])
+    if over == "both":
+        return _holding_all(session, [first, list(terms[essential:])])
+    return float(sum(term.frequency for term in first))
+
+
+def _holding_all(session: Session, groups: list[list[QueryTerm]]) -> float:
+    """About how many memories hold a term of each group (of every term, one per group), as
+    if the groups' terms were held independently of each other; 0 without statistics."""
+    stats = pg_reading.project_stats(session)
+    if stats is None:
+        return 0.0
+    shares = [min(sum(t.frequency for t in group) / stats.rows, 1.0) for group in groups]
+    return stats.rows * math.prod(shares)
+
+
+_WALK_BACK: Final = {"enable_bitmapscan": "off", "max_parallel_workers_per_gather": "0"}
 
 
 def rank_from_postings(
@@ -195,14 +271,10 @@ def rank_holding_every(
     scores them (all their weights, plus ts_rank), best first."""
     texts = [term.text for term in terms]
     total = sum(term.weight for term in terms)
-    filters, filter_params = memory_filter_sql(query, MARK)
-    sql = (
-        f"SELECT {HIT_SQL}, %s + ts_rank(m.search_vector, {_TSQUERY}) AS score "
-        f"FROM memories AS m WHERE m.search_vector @@ {_TSQUERY} AND {filters} "
-        "ORDER BY score DESC, m.id DESC LIMIT %s"
-    )
-    params = [total, " | ".join(texts), " & ".join(texts), *filter_params, wanted]
-    return [memory_hit(row) for row in driver.rows(session, sql, params)]
+    score = (f"%s + ts_rank(m.search_vector, {_TSQUERY})", [total, " | ".join(texts)])
+    where = (f"m.search_vector @@ {_TSQUERY}", [" & ".join(texts)])
+    how = pg_reading.reading(session, query, _holding_all(session, [[t] for t in terms]))
+    return _ranked(session, query, how, score, where, wanted)
 
 
 def match_facts(

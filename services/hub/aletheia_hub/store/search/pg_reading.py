@@ -1,0 +1,134 @@
+"""Which of its matches a PostgreSQL keyword pass ranks on a large store: every one, or the
+newest.
+
+A word held by tens of thousands of the caller's memories cannot be ranked in milliseconds:
+every match is a read of its heap row from wherever it lies (bench/scale.py, a million
+memories: 68,000 matches of a word in one project, 440 ms). When more than NEWEST_MATCHES of
+them are expected, a pass ranks only the newest of them where that reads less: the newest
+NEWEST_MATCHES, found by walking the project's (project, created_at) index or the ids
+backwards (8 ms there), or, when few of the memories met that way would match, those among
+the most recent ids that hold about NEWEST_MATCHES of them (the word index's matches
+intersected with a range of ids). Such a word weighs little (rarity), and among its many
+matches the newest are the likeliest wanted.
+Every match is ranked on stores below STATS_MIN_ROWS or never analysed, for searches narrowed
+by type, kind or dates, and for the exhaustive reference ranking (engine.rank_every_match).
+The statistics are those ANALYZE keeps (pg_stats).
+"""
+
+import time
+from dataclasses import dataclass
+from typing import Final
+
+from sqlmodel import Session
+
+from aletheia_hub.store import driver
+from aletheia_hub.store.search.model import SearchQuery
+
+# Ranked at most, per pass, of a word held by very many of the caller's memories.
+NEWEST_MATCHES: Final = 2_000
+# What reading costs, in microseconds (bench/scale.py at a million memories, rows cached by
+# the operating system): a match found by the word index, whose row may lie anywhere; a row
+# met walking back through recent ones; an index entry gathered into a bitmap.
+MATCH_READ_US: Final = 3.6
+WALK_READ_US: Final = 1.3
+ENTRY_US: Final = 0.13
+# Statistics are read again after this long (ANALYZE runs when a table has changed enough).
+STATS_TTL_SECONDS: Final = 60.0
+# Below this many memories every match is ranked, as the planner plans it.
+STATS_MIN_ROWS: Final = 50_000
+_PROJECT_STATS_SQL: Final = (
+    "SELECT c.reltuples, s.most_common_vals::text::text[], s.most_common_freqs "
+    "FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace "
+    "JOIN pg_stats AS s ON s.schemaname = n.nspname AND s.tablename = c.relname "
+    "WHERE c.relname = 'memories' AND s.attname = 'project' "
+    "AND n.nspname = current_schema()"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectStats:
+    rows: float  # the memories' row estimate
+    shares: dict[str, float]  # the share of rows of each most common project
+    rarest: float  # a project outside `shares` holds no more than this share
+
+    def share(self, query: SearchQuery) -> float:
+        """The share of the store in the query's projects (every project: 1)."""
+        if query.projects is None:
+            return 1.0
+        found = sum(self.shares.get(project, self.rarest) for project in set(query.projects))
+        return min(found, 1.0)
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """Every match; the newest `newest` of them in `newest_order`; or those among the newest
+    `recent_ids` ids."""
+
+    newest: int | None = None
+    newest_order: str = "m.id DESC"
+    recent_ids: int | None = None
+
+
+EVERY_MATCH: Final = Reading()
+
+
+def reading(session: Session, query: SearchQuery, matches: float) -> Reading:
+    """Which matches a pass ranks, from about how many memories of the whole store (any
+    project) it matches: whichever of the three reads least."""
+    stats = project_stats(session)
+    if stats is None or matches <= 0 or _narrowed(query):
+        return EVERY_MATCH
+    share = stats.share(query)
+    in_scope = matches * share
+    if in_scope <= NEWEST_MATCHES:
+        return EVERY_MATCH
+    # Walking one project's (project, created_at) index meets only that project's memories;
+    # walking the ids meets every memory.
+    one_project = query.scope == "project" and len(set(query.projects or ())) == 1
+    per_id = max(matches / stats.rows * share, 1e-9)  # matches in scope per memory id
+    walked = NEWEST_MATCHES / (matches / stats.rows if one_project else per_id)
+    recent = NEWEST_MATCHES / per_id
+    costs = {
+        EVERY_MATCH: in_scope * MATCH_READ_US,
+        Reading(
+            newest=NEWEST_MATCHES,
+            newest_order="m.created_at_ms DESC, m.id DESC" if one_project else "m.id DESC",
+        ): walked * WALK_READ_US,
+        # The word index's matches in scope and the recent ids' entries, intersected.
+        Reading(recent_ids=int(recent) + 1): (in_scope + recent) * ENTRY_US
+        + NEWEST_MATCHES * MATCH_READ_US,
+    }
+    return min(costs, key=lambda how: costs[how])
+
+
+def _narrowed(query: SearchQuery) -> bool:
+    """Filters that thin the matches found walking back by an unknown share."""
+    return any(
+        value is not None
+        for value in (query.type, query.types, query.kind, query.since_ms, query.until_ms)
+    )
+
+
+def project_stats(session: Session) -> ProjectStats | None:
+    """The memories' row estimate and project shares from pg_stats; None on a small or never
+    analysed store. Remembered for a minute per pooled connection."""
+    info = session.connection().info
+    now = time.monotonic()
+    cached = info.get("aletheia_project_stats")
+    if cached is not None and now - cached[0] < STATS_TTL_SECONDS:
+        found: ProjectStats | None = cached[1]
+        return found
+    rows = driver.rows(session, _PROJECT_STATS_SQL, [])
+    stats = None
+    if rows and rows[0][0] >= STATS_MIN_ROWS:
+        count, projects, shares = rows[0]
+        # Without a list every project is as common as any other (n_distinct decides): none
+        # is known to be small.
+        per_project = dict(zip(projects or (), shares or (), strict=True))
+        rarest = min(per_project.values()) if per_project else 1.0
+        # A project absent from a list covering every row holds none of them.
+        if per_project and sum(per_project.values()) >= 0.999:
+            rarest = 0.0
+        stats = ProjectStats(float(count), per_project, rarest)
+    info["aletheia_project_stats"] = (now, stats)
+    return stats

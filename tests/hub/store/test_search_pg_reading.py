@@ -1,0 +1,151 @@
+"""Which matches a keyword pass ranks on a large PostgreSQL store (pg_reading): every match,
+the newest ones walking back, or those among the most recent ids; and the project beside the
+words in the GIN index (migration 0011)."""
+
+from pathlib import Path
+from typing import Final
+
+import pytest
+from sqlalchemy import text
+
+from aletheia_hub.store.search import SearchQuery, pg_reading, search
+from aletheia_hub.store.search.engine import rank_every_match
+from aletheia_hub.store.search.pg_reading import EVERY_MATCH, ProjectStats, Reading
+from tests.hub.store.bulk import NewMemory, save_many, store_on
+
+MILLION: Final = 1_000_000
+STATS = ProjectStats(MILLION, {"web": 0.2, "api": 0.1}, 0.0005)
+
+
+def reading_for(monkeypatch: pytest.MonkeyPatch, query: SearchQuery, matches: float) -> Reading:
+    monkeypatch.setattr(pg_reading, "project_stats", lambda _session: STATS)
+    return pg_reading.reading(None, query, matches)  # type: ignore[arg-type]
+
+
+def test_few_matches_in_scope_are_all_ranked(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 9,000 matches in the store, 1,800 of them in project web: each is ranked.
+    web = SearchQuery(projects=["web"], scope="project")
+    assert reading_for(monkeypatch, web, 9_000) == EVERY_MATCH
+
+
+def test_a_common_word_in_one_project_walks_back_through_the_project(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A third of the store holds it: walking web's newest memories meets 2,000 in 6,000.
+    how = reading_for(monkeypatch, SearchQuery(projects=["web"], scope="project"), 330_000)
+    assert how.newest == pg_reading.NEWEST_MATCHES
+    assert how.newest_order == "m.created_at_ms DESC, m.id DESC"
+    # Over every project, or two of them, it walks the ids.
+    everywhere = reading_for(monkeypatch, SearchQuery(scope="project"), 330_000)
+    assert (everywhere.newest, everywhere.newest_order) == (2_000, "m.id DESC")
+
+
+def test_a_mid_word_over_every_project_reads_recent_ids(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 25,000 matches: walking back would meet 2,000 of them in 80,000 memories.
+    how = reading_for(monkeypatch, SearchQuery(scope="project"), 25_000)
+    assert how.newest is None
+    assert how.recent_ids == pytest.approx(80_000, rel=0.01)
+
+
+def test_narrowed_searches_and_small_stores_rank_every_match(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for narrowed in (
+        SearchQuery(scope="project", type="decision"),
+        SearchQuery(scope="project", kind="note"),
+        SearchQuery(scope="project", since_ms=1),
+        SearchQuery(scope="project", until_ms=1),
+    ):
+        assert reading_for(monkeypatch, narrowed, 330_000) == EVERY_MATCH
+    monkeypatch.setattr(pg_reading, "project_stats", lambda _session: None)
+    assert pg_reading.reading(None, SearchQuery(), 330_000) == EVERY_MATCH  # type: ignore[arg-type]
+
+
+COUNT = 1_200
+
+
+def notes() -> list[NewMemory]:
+    """Every note says deploy (the first, oldest, in its title twice: the best ts_rank); one
+    in a hundred says canary, only among the oldest tenth."""
+    found = [NewMemory("web", "deploy deploy", "deploy the first service")]
+    for n in range(1, COUNT):
+        canary = " canary" if n < COUNT // 10 and n % 10 == 0 else ""
+        found.append(NewMemory("web" if n % 2 else "api", f"Note {n}", f"deploy step {n}{canary}"))
+    return found
+
+
+@pytest.mark.postgres
+def test_a_large_store_ranks_the_newest_matches_of_a_common_word(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pg_reading, "STATS_MIN_ROWS", 1_000)
+    monkeypatch.setattr(pg_reading, "STATS_TTL_SECONDS", 0.0)
+    monkeypatch.setattr(pg_reading, "NEWEST_MATCHES", 100)
+    # Walking back is the cheapest reading here (the costs are made for a million memories).
+    monkeypatch.setattr(pg_reading, "ENTRY_US", 1e9)
+    with store_on("postgres", tmp_path) as db:
+        with db.write_session() as session:
+            ids = save_many(session, notes())
+        with db.engine.begin() as connection:
+            connection.execute(text("ANALYZE memories"))
+        for projects in (["web"], None):
+            query = SearchQuery(text="deploy", projects=projects, scope="project", limit=10)
+            with db.read_session() as session:
+                stats = pg_reading.project_stats(session)
+                assert stats is not None and stats.rows == COUNT
+                found = [hit.id for hit in search(session=session, query=query).memories]
+                exact = [hit.id for hit in rank_every_match(session=session, query=query)]
+                how = pg_reading.reading(session, query, 301)
+            assert how.newest == 100
+            # Every match ranked: the oldest note, deploy three times, comes first.
+            assert exact[0] == ids[0]
+            # The newest hundred matches only: the oldest is out of reach, and each hit is
+            # among the newest hundred of the project's (or the store's) matches.
+            in_scope = [
+                i
+                for i, note in zip(ids, notes(), strict=True)
+                if projects is None or note.project == "web"
+            ]
+            assert ids[0] not in found
+            assert len(found) == 10
+            assert set(found) <= set(in_scope[-100:])
+
+
+@pytest.mark.postgres
+def test_recent_ids_that_hold_too_few_matches_rank_every_match(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """canary is only in the oldest memories: among the recent ids it is in none."""
+    monkeypatch.setattr(pg_reading, "STATS_MIN_ROWS", 1_000)
+    monkeypatch.setattr(pg_reading, "NEWEST_MATCHES", 5)
+    # Make the recent ids the cheapest reading of a dozen matches.
+    monkeypatch.setattr(pg_reading, "WALK_READ_US", 1e9)
+    monkeypatch.setattr(pg_reading, "MATCH_READ_US", 1_000.0)
+    with store_on("postgres", tmp_path) as db:
+        with db.write_session() as session:
+            save_many(session, notes())
+        with db.engine.begin() as connection:
+            connection.execute(text("ANALYZE memories"))
+        query = SearchQuery(text="canary", scope="project", limit=10)
+        with db.read_session() as session:
+            how = pg_reading.reading(session, query, 12)
+            assert how.recent_ids is not None and how.recent_ids < COUNT // 2
+            found = search(session=session, query=query).memories
+            exact = rank_every_match(session=session, query=query)
+        assert [hit.id for hit in found] == [hit.id for hit in exact]
+        assert len(found) == 10
+
+
+@pytest.mark.postgres
+def test_the_keyword_index_holds_the_project_beside_the_words(tmp_path: Path) -> None:
+    """With btree_gin (contrib, which this server may lack) the migration puts the project in
+    the index; without it the index keeps the words alone."""
+    with store_on("postgres", tmp_path) as db, db.engine.connect() as connection:
+        definition = connection.execute(
+            text("SELECT pg_get_indexdef(to_regclass('ix_memories_search'))")
+        ).scalar_one()
+        available = connection.execute(
+            text("SELECT 1 FROM pg_available_extensions WHERE name = 'btree_gin'")
+        ).first()
+    expected = "gin (project, search_vector)" if available else "gin (search_vector)"
+    assert expected in definition
