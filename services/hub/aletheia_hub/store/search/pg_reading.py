@@ -25,7 +25,7 @@ from aletheia_hub.store import driver
 from aletheia_hub.store.search.model import SearchQuery
 
 # Ranked at most, per pass, of a word held by very many of the caller's memories.
-NEWEST_MATCHES: Final = 2_000
+NEWEST_MATCHES: Final = 1_000
 # What reading costs, in microseconds (bench/scale.py at a million memories, rows cached by
 # the operating system): a match found by the word index, whose row may lie anywhere; a row
 # met walking back through recent ones; an index entry gathered into a bitmap.
