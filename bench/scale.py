@@ -17,7 +17,8 @@ vector side at work among the synthetic ones.
 Needs PostgreSQL on 127.0.0.1:5432 (user postgres, trust) with pgvector
 (tools/install_pgvector.sh) and the hub's embed extra. Keeps database aletheia_scale with one
 schema scale_<N> per size, loaded once (COPY, indexes after, then the HNSW index) and reused by
-later runs (--reload loads again). Prints figures only.
+later runs (--reload loads again). Prints figures only: keyword search in the store (this
+process), recall, then each path's replicas over HTTP.
 """
 
 import argparse
@@ -50,6 +51,7 @@ from aletheia_hub.store.migrate import upgrade_to_head
 from aletheia_hub.store.pgvector import VectorColumn, ensure_hnsw, extension_schema, plan
 from aletheia_hub.store.pgvector import search as pg_search
 from aletheia_hub.store.pgvector.rows import COPY_SQL, VectorRow, copy_data
+from aletheia_hub.store.search import search
 from aletheia_hub.store.search.model import SearchQuery
 from aletheia_hub.store.search.terms import index_terms
 from aletheia_hub.store.vectors import save_vectors
@@ -577,6 +579,36 @@ def crossover(
     return lines
 
 
+# --- keyword search in the store -----------------------------------------------------------
+
+
+def store_keyword(size: int, url: str, count: int) -> list[str]:
+    """Keyword search called in this process (no HTTP, no hub), over search.py's probes: p50,
+    p90 and p99, and the p50 of each kind of probe."""
+    db = Database(url)
+    asked = probes(vocabulary(random.Random(size)), count + 20, int(time.time() * 1000))
+
+    def run(probe: Any) -> None:
+        with db.read_session() as session:
+            search(session=session, query=probe.query())
+
+    for probe in asked[:20]:  # warm-up, untimed
+        run(probe)
+    samples: dict[int, list[float]] = {}
+    for n, probe in enumerate(asked[20:]):
+        start = time.perf_counter()
+        run(probe)
+        samples.setdefault(n % 10, []).append((time.perf_counter() - start) * 1000)
+    db.dispose()
+    every = sorted(ms for kind in samples.values() for ms in kind)
+    kinds = ", ".join(f"{median(samples[kind]):.0f}" for kind in sorted(samples))
+    return [
+        f"{size:>8}  keyword search (store)   p50 {median(every):>7.1f} ms"
+        f"  p90 {every[int(0.9 * (len(every) - 1))]:>6.1f} ms  p99 {p99(every):>6.1f} ms"
+        f"  n {len(every)}; p50 per probe kind (search.py's ten) {kinds} ms"
+    ]
+
+
 # --- two replicas over HTTP -----------------------------------------------------------------
 
 
@@ -791,6 +823,7 @@ def main() -> None:
                 load(size, schema, url)
             else:
                 print(f"{size:>8}  reused schema {schema} of database {DATABASE}")
+            lines += store_keyword(size, url, args.queries)
             if not args.no_recall:
                 lines += recall(size, url, args.recall_queries)
             if not args.no_http:
