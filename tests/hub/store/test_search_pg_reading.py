@@ -2,15 +2,18 @@
 the newest ones walking back, or those among the most recent ids; and the project beside the
 words in the GIN index (migration 0011)."""
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
 import pytest
 from sqlalchemy import text
 
-from aletheia_hub.store.search import SearchQuery, pg_reading, search
+from aletheia_hub.store.db import Database
+from aletheia_hub.store.search import SearchQuery, pg_reading, pg_stats, search
 from aletheia_hub.store.search.engine import rank_every_match
-from aletheia_hub.store.search.pg_reading import EVERY_MATCH, ProjectStats, Reading
+from aletheia_hub.store.search.pg_reading import EVERY_MATCH, Reading
+from aletheia_hub.store.search.pg_stats import ProjectStats
 from tests.hub.store.bulk import NewMemory, save_many, store_on
 
 MILLION: Final = 1_000_000
@@ -18,7 +21,7 @@ STATS = ProjectStats(MILLION, {"web": 0.2, "api": 0.1}, 0.0005)
 
 
 def reading_for(monkeypatch: pytest.MonkeyPatch, query: SearchQuery, matches: float) -> Reading:
-    monkeypatch.setattr(pg_reading, "project_stats", lambda _session: STATS)
+    monkeypatch.setattr(pg_stats, "project_stats", lambda _session: STATS)
     monkeypatch.setattr(pg_reading, "NEWEST_MATCHES", 2_000)  # the figures below assume it
     return pg_reading.reading(None, query, matches)  # type: ignore[arg-type]
 
@@ -58,7 +61,7 @@ def test_narrowed_searches_and_small_stores_rank_every_match(
         SearchQuery(scope="project", until_ms=1),
     ):
         assert reading_for(monkeypatch, narrowed, 330_000) == EVERY_MATCH
-    monkeypatch.setattr(pg_reading, "project_stats", lambda _session: None)
+    monkeypatch.setattr(pg_stats, "project_stats", lambda _session: None)
     assert pg_reading.reading(None, SearchQuery(), 330_000) == EVERY_MATCH  # type: ignore[arg-type]
 
 
@@ -75,66 +78,69 @@ def notes() -> list[NewMemory]:
     return found
 
 
-@pytest.mark.postgres
-def test_a_large_store_ranks_the_newest_matches_of_a_common_word(
+@pytest.fixture
+def analysed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(pg_reading, "STATS_MIN_ROWS", 1_000)
-    monkeypatch.setattr(pg_reading, "STATS_TTL_SECONDS", 0.0)
-    monkeypatch.setattr(pg_reading, "NEWEST_MATCHES", 100)
-    # Walking back is the cheapest reading here (the costs are made for a million memories).
-    monkeypatch.setattr(pg_reading, "ENTRY_US", 1e9)
+) -> Iterator[tuple[Database, list[int]]]:
+    """A PostgreSQL store of notes(), analysed, that counts as large; and the notes' ids."""
+    monkeypatch.setattr(pg_stats, "STATS_MIN_ROWS", 1_000)
     with store_on("postgres", tmp_path) as db:
         with db.write_session() as session:
             ids = save_many(session, notes())
         with db.engine.begin() as connection:
             connection.execute(text("ANALYZE memories"))
-        for projects in (["web"], None):
-            query = SearchQuery(text="deploy", projects=projects, scope="project", limit=10)
-            with db.read_session() as session:
-                stats = pg_reading.project_stats(session)
-                assert stats is not None and stats.rows == COUNT
-                found = [hit.id for hit in search(session=session, query=query).memories]
-                exact = [hit.id for hit in rank_every_match(session=session, query=query)]
-                how = pg_reading.reading(session, query, 301)
-            assert how.newest == 100
-            # Every match ranked: the oldest note, deploy three times, comes first.
-            assert exact[0] == ids[0]
-            # The newest hundred matches only: the oldest is out of reach, and each hit is
-            # among the newest hundred of the project's (or the store's) matches.
-            in_scope = [
-                i
-                for i, note in zip(ids, notes(), strict=True)
-                if projects is None or note.project == "web"
-            ]
-            assert ids[0] not in found
-            assert len(found) == 10
-            assert set(found) <= set(in_scope[-100:])
+        yield db, ids
+
+
+@pytest.mark.postgres
+def test_a_large_store_ranks_the_newest_matches_of_a_common_word(
+    analysed: tuple[Database, list[int]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pg_reading, "NEWEST_MATCHES", 100)
+    # Walking back is the cheapest reading here (the costs are made for a million memories).
+    monkeypatch.setattr(pg_reading, "ENTRY_US", 1e9)
+    db, ids = analysed
+    for projects in (["web"], None):
+        query = SearchQuery(text="deploy", projects=projects, scope="project", limit=10)
+        with db.read_session() as session:
+            stats = pg_stats.project_stats(session)
+            assert stats is not None and stats.rows == COUNT
+            found = [hit.id for hit in search(session=session, query=query).memories]
+            exact = [hit.id for hit in rank_every_match(session=session, query=query)]
+            how = pg_reading.reading(session, query, 301)
+        assert how.newest == 100
+        # Every match ranked: the oldest note, deploy three times, comes first.
+        assert exact[0] == ids[0]
+        # The newest hundred matches only: the oldest is out of reach, and each hit is among
+        # the newest hundred of the project's (or the store's) matches.
+        in_scope = [
+            i
+            for i, note in zip(ids, notes(), strict=True)
+            if projects is None or note.project == "web"
+        ]
+        assert ids[0] not in found
+        assert len(found) == 10
+        assert set(found) <= set(in_scope[-100:])
 
 
 @pytest.mark.postgres
 def test_recent_ids_that_hold_too_few_matches_rank_every_match(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    analysed: tuple[Database, list[int]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """canary is only in the oldest memories: among the recent ids it is in none."""
-    monkeypatch.setattr(pg_reading, "STATS_MIN_ROWS", 1_000)
     monkeypatch.setattr(pg_reading, "NEWEST_MATCHES", 5)
     # Make the recent ids the cheapest reading of a dozen matches.
     monkeypatch.setattr(pg_reading, "WALK_READ_US", 1e9)
     monkeypatch.setattr(pg_reading, "MATCH_READ_US", 1_000.0)
-    with store_on("postgres", tmp_path) as db:
-        with db.write_session() as session:
-            save_many(session, notes())
-        with db.engine.begin() as connection:
-            connection.execute(text("ANALYZE memories"))
-        query = SearchQuery(text="canary", scope="project", limit=10)
-        with db.read_session() as session:
-            how = pg_reading.reading(session, query, 12)
-            assert how.recent_ids is not None and how.recent_ids < COUNT // 2
-            found = search(session=session, query=query).memories
-            exact = rank_every_match(session=session, query=query)
-        assert [hit.id for hit in found] == [hit.id for hit in exact]
-        assert len(found) == 10
+    db, _ids = analysed
+    query = SearchQuery(text="canary", scope="project", limit=10)
+    with db.read_session() as session:
+        how = pg_reading.reading(session, query, 12)
+        assert how.recent_ids is not None and how.recent_ids < COUNT // 2
+        found = search(session=session, query=query).memories
+        exact = rank_every_match(session=session, query=query)
+    assert [hit.id for hit in found] == [hit.id for hit in exact]
+    assert len(found) == 10
 
 
 @pytest.mark.postgres

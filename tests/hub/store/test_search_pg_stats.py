@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from aletheia_hub.store.search import postgres_backend
+from aletheia_hub.store.search import pg_stats, postgres_backend
 from tests.hub.store.bulk import NewMemory, save_many, store_on
 
 pytestmark = pytest.mark.postgres
@@ -34,19 +34,19 @@ def refuse_to_count(*_args: object) -> int:
 def test_frequencies_come_from_the_statistics_once_analysed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(postgres_backend, "STATS_TTL_SECONDS", 0.0)  # read them each time
+    monkeypatch.setattr(pg_stats, "STATS_TTL_SECONDS", 0.0)  # read them each time
     with store_on("postgres", tmp_path) as db:
         with db.write_session() as session:
             save_many(session, notes())
         with db.read_session() as session:  # never analysed: every count is exact
             assert postgres_backend.document_frequency(session, "deploy", COUNT + 1) == COUNT
-        monkeypatch.setattr(postgres_backend, "STATS_MIN_ROWS", 1_000)
+        monkeypatch.setattr(pg_stats, "STATS_MIN_ROWS", 1_000)
         with db.engine.begin() as connection:
             connection.execute(text("ANALYZE memories"))
         with db.read_session() as session:
-            stats = postgres_backend._lexeme_stats(session)
+            stats = pg_stats.lexeme_stats(session)
             assert stats is not None
-            rows, shares, rarest = stats
+            rows, shares, rarest = stats.rows, stats.shares, stats.rarest
             assert rows == COUNT
             assert shares["deploy"] == pytest.approx(1.0)
             assert shares["rollback"] == pytest.approx(0.1, abs=0.02)

@@ -10,18 +10,18 @@ backwards (8 ms there), or, when few of the memories met that way would match, t
 the most recent ids that hold about NEWEST_MATCHES of them (the word index's matches
 intersected with a range of ids). Such a word weighs little (rarity), and among its many
 matches the newest are the likeliest wanted.
-Every match is ranked on stores below STATS_MIN_ROWS or never analysed, for searches narrowed
-by type, kind or dates, and for the exhaustive reference ranking (engine.rank_every_match).
-The statistics are those ANALYZE keeps (pg_stats).
+
+Every match is ranked on stores without statistics (pg_stats.py: small or never analysed),
+for searches narrowed by type, kind or dates, and for the exhaustive reference ranking
+(engine.rank_every_match).
 """
 
-import time
 from dataclasses import dataclass
 from typing import Final
 
 from sqlmodel import Session
 
-from aletheia_hub.store import driver
+from aletheia_hub.store.search import pg_stats
 from aletheia_hub.store.search.model import SearchQuery
 
 # Ranked at most, per pass, of a word held by very many of the caller's memories.
@@ -32,31 +32,6 @@ NEWEST_MATCHES: Final = 1_000
 MATCH_READ_US: Final = 3.6
 WALK_READ_US: Final = 1.3
 ENTRY_US: Final = 0.13
-# Statistics are read again after this long (ANALYZE runs when a table has changed enough).
-STATS_TTL_SECONDS: Final = 60.0
-# Below this many memories every match is ranked, as the planner plans it.
-STATS_MIN_ROWS: Final = 50_000
-_PROJECT_STATS_SQL: Final = (
-    "SELECT c.reltuples, s.most_common_vals::text::text[], s.most_common_freqs "
-    "FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace "
-    "JOIN pg_stats AS s ON s.schemaname = n.nspname AND s.tablename = c.relname "
-    "WHERE c.relname = 'memories' AND s.attname = 'project' "
-    "AND n.nspname = current_schema()"
-)
-
-
-@dataclass(frozen=True, slots=True)
-class ProjectStats:
-    rows: float  # the memories' row estimate
-    shares: dict[str, float]  # the share of rows of each most common project
-    rarest: float  # a project outside `shares` holds no more than this share
-
-    def share(self, query: SearchQuery) -> float:
-        """The share of the store in the query's projects (every project: 1)."""
-        if query.projects is None:
-            return 1.0
-        found = sum(self.shares.get(project, self.rarest) for project in set(query.projects))
-        return min(found, 1.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +50,7 @@ EVERY_MATCH: Final = Reading()
 def reading(session: Session, query: SearchQuery, matches: float) -> Reading:
     """Which matches a pass ranks, from about how many memories of the whole store (any
     project) it matches: whichever of the three reads least."""
-    stats = project_stats(session)
+    stats = pg_stats.project_stats(session)
     if stats is None or matches <= 0 or _narrowed(query):
         return EVERY_MATCH
     share = stats.share(query)
@@ -107,28 +82,3 @@ def _narrowed(query: SearchQuery) -> bool:
         value is not None
         for value in (query.type, query.types, query.kind, query.since_ms, query.until_ms)
     )
-
-
-def project_stats(session: Session) -> ProjectStats | None:
-    """The memories' row estimate and project shares from pg_stats; None on a small or never
-    analysed store. Remembered for a minute per pooled connection."""
-    info = session.connection().info
-    now = time.monotonic()
-    cached = info.get("aletheia_project_stats")
-    if cached is not None and now - cached[0] < STATS_TTL_SECONDS:
-        found: ProjectStats | None = cached[1]
-        return found
-    rows = driver.rows(session, _PROJECT_STATS_SQL, [])
-    stats = None
-    if rows and rows[0][0] >= STATS_MIN_ROWS:
-        count, projects, shares = rows[0]
-        # Without a list every project is as common as any other (n_distinct decides): none
-        # is known to be small.
-        per_project = dict(zip(projects or (), shares or (), strict=True))
-        rarest = min(per_project.values()) if per_project else 1.0
-        # A project absent from a list covering every row holds none of them.
-        if per_project and sum(per_project.values()) >= 0.999:
-            rarest = 0.0
-        stats = ProjectStats(float(count), per_project, rarest)
-    info["aletheia_project_stats"] = (now, stats)
-    return stats

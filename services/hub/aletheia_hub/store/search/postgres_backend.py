@@ -1,7 +1,6 @@
 """Keyword search on PostgreSQL: tsvector columns with GIN indexes, rarer words weigh more."""
 
 import math
-import time
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -9,7 +8,7 @@ from sqlalchemy import text
 from sqlmodel import Session
 
 from aletheia_hub.store import driver
-from aletheia_hub.store.search import pg_reading
+from aletheia_hub.store.search import pg_reading, pg_stats
 from aletheia_hub.store.search.filters import (
     HIT_SQL,
     date_order_sql,
@@ -71,13 +70,12 @@ def document_frequency(session: Session, term: str, cap: int) -> int:
     word is not counted match by match (a second at a million memories); a word outside that
     list is rarer than its rarest, and is counted up to there. Rarity weights need no more
     than the sample's precision. A small or never analysed store is counted exactly."""
-    stats = _lexeme_stats(session)
+    stats = pg_stats.lexeme_stats(session)
     if stats is not None:
-        rows, shares, rarest = stats
-        share = shares.get(term)
+        share = stats.shares.get(term)
         if share is not None:
-            return min(int(share * rows), cap)
-        cap = min(cap, int(rarest * rows) + 1)
+            return min(int(share * stats.rows), cap)
+        cap = min(cap, int(stats.rarest * stats.rows) + 1)
     found = driver.scalar(
         session,
         "SELECT count(*) FROM (SELECT 1 FROM memories "
@@ -85,41 +83,6 @@ def document_frequency(session: Session, term: str, cap: int) -> int:
         (term, cap),
     )
     return int(found)
-
-
-# Statistics are read again after this long (ANALYZE runs when a table has changed enough).
-STATS_TTL_SECONDS: Final = 60.0
-# Below this many memories every count is exact: matches are few and cheap to count.
-STATS_MIN_ROWS: Final = 50_000
-_STATS_SQL: Final = (
-    "SELECT c.reltuples, s.most_common_elems::text::text[], s.most_common_elem_freqs "
-    "FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace "
-    "JOIN pg_stats AS s ON s.schemaname = n.nspname AND s.tablename = c.relname "
-    "WHERE c.relname = 'memories' AND s.attname = 'search_vector' "
-    "AND n.nspname = current_schema()"
-)
-LexemeStats = tuple[float, dict[str, float], float]
-
-
-def _lexeme_stats(session: Session) -> LexemeStats | None:
-    """The memories' row estimate, the share of rows holding each most common lexeme and the
-    smallest such share; None on a small or never analysed store. Remembered for a minute per
-    pooled connection."""
-    info = session.connection().info
-    now = time.monotonic()
-    cached = info.get("aletheia_lexeme_stats")
-    if cached is not None and now - cached[0] < STATS_TTL_SECONDS:
-        found: LexemeStats | None = cached[1]
-        return found
-    rows = driver.rows(session, _STATS_SQL, [])
-    stats: LexemeStats | None = None
-    if rows and rows[0][1] and rows[0][2] and rows[0][0] >= STATS_MIN_ROWS:
-        count, lexemes, shares = rows[0]
-        # The shares end with the least and the greatest of them (PostgreSQL's ts_typanalyze).
-        per_lexeme = dict(zip(lexemes, shares[: len(lexemes)], strict=True))
-        stats = (float(count), per_lexeme, float(min(per_lexeme.values())))
-    info["aletheia_lexeme_stats"] = (now, stats)
-    return stats
 
 
 def term_bounds(
@@ -247,7 +210,7 @@ def _pass_matches(
 def _holding_all(session: Session, groups: list[list[QueryTerm]]) -> float:
     """About how many memories hold a term of each group (of every term, one per group), as
     if the groups' terms were held independently of each other; 0 without statistics."""
-    stats = pg_reading.project_stats(session)
+    stats = pg_stats.project_stats(session)
     if stats is None:
         return 0.0
     shares = [min(sum(t.frequency for t in group) / stats.rows, 1.0) for group in groups]
