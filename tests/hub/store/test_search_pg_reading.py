@@ -2,19 +2,23 @@
 the newest ones walking back, or those among the most recent ids; and the project beside the
 words in the GIN index (migration 0011)."""
 
+import secrets
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
+import psycopg
 import pytest
 from sqlalchemy import text
 
 from aletheia_hub.store.db import Database
+from aletheia_hub.store.migrate import upgrade_to_head
 from aletheia_hub.store.search import SearchQuery, pg_reading, pg_stats, search
 from aletheia_hub.store.search.engine import rank_every_match
 from aletheia_hub.store.search.pg_reading import EVERY_MATCH, Reading
 from aletheia_hub.store.search.pg_stats import ProjectStats
 from tests.hub.store.bulk import NewMemory, save_many, store_on
+from tests.hub.store.pg_database import database_without_pgvector
 
 MILLION: Final = 1_000_000
 STATS = ProjectStats(MILLION, {"web": 0.2, "api": 0.1}, 0.0005)
@@ -156,3 +160,39 @@ def test_the_keyword_index_holds_the_project_beside_the_words(tmp_path: Path) ->
         ).first()
     expected = "gin (project, search_vector)" if available else "gin (search_vector)"
     assert expected in definition
+
+
+@pytest.mark.postgres
+def test_a_role_that_may_not_add_btree_gin_keeps_the_words_only_index_and_searches() -> None:
+    """The migration's fallback: a role without CREATE on its database cannot add the
+    extension (nor any other), so the index stays as it was, and search still finds."""
+    role = f"aletheia_t_{secrets.token_hex(4)}"
+    with (
+        database_without_pgvector() as url,
+        psycopg.connect(
+            url.replace("postgresql+psycopg://", "postgresql://"), autocommit=True
+        ) as admin,
+    ):
+        admin.execute(f'CREATE ROLE "{role}" LOGIN')
+        admin.execute(f'CREATE SCHEMA store AUTHORIZATION "{role}"')
+        try:
+            db = Database(url.replace("postgres@", f"{role}@") + "?options=-csearch_path%3Dstore")
+            try:
+                upgrade_to_head(db.engine)
+                with db.write_session() as session:
+                    ids = save_many(session, notes()[:20])
+                with db.read_session() as session:
+                    found = search(session=session, query=SearchQuery(text="canary")).memories
+                    definition = session.execute(
+                        text("SELECT pg_get_indexdef(to_regclass('ix_memories_search'))")
+                    ).scalar_one()
+                    extensions = session.execute(text("SELECT extname FROM pg_extension"))
+                    names = set(extensions.scalars())
+            finally:
+                db.dispose()
+        finally:
+            admin.execute(f'DROP SCHEMA store CASCADE; DROP OWNED BY "{role}"')
+            admin.execute(f'DROP ROLE "{role}"')
+    assert definition.endswith("gin (search_vector)")
+    assert "btree_gin" not in names
+    assert {hit.id for hit in found} == {ids[10]}
