@@ -632,6 +632,8 @@ def create_token(url: str) -> str:
 def replicas(url: str, path: str, logs: Path) -> Iterator[list[Replica]]:
     started: list[Replica] = []
     settings = {"DATA_DIR": str(logs), "PGVECTOR": "auto" if path == "pgvector" else "off"}
+    if path == "off":  # no model: keyword search, and saves with nothing to embed after them
+        settings["EMBEDDER"] = "off"
     try:
         for n in range(2):
             port, log = free_port(), logs / f"{path}-{n}.log"
@@ -650,7 +652,8 @@ def replicas(url: str, path: str, logs: Path) -> Iterator[list[Replica]]:
             while (state := health(port))["embedder"] == "loading":
                 time.sleep(0.05)
             started[-1].ready_s = time.perf_counter() - start
-            if state["embedder"] != "ready" or state["vectors"] != path:
+            wanted = ("off", None) if path == "off" else ("ready", path)
+            if (state["embedder"], state["vectors"]) != wanted:
                 raise RuntimeError(f"replica {n} search state {state}: {log.read_text()[-2000:]}")
         settle_backlog(started)
         yield started
@@ -754,9 +757,11 @@ def http_figures(size: int, url: str, path: str, args: argparse.Namespace, logs:
             first.append((time.perf_counter() - start) * 1000)
         timed(calls, "search", keyword[:20])  # warm-up, untimed
         keyword_ms = timed(calls, "search", keyword[20:])
-        timed(calls, "search", hybrid[:20])
-        hybrid_ms = timed(calls, "search", hybrid[20:])
-        planted = planted_ranks(calls)
+        hybrid_ms, planted = [], "n/a (no model)"
+        if path != "off":
+            timed(calls, "search", hybrid[:20])
+            hybrid_ms = timed(calls, "search", hybrid[20:])
+            planted = planted_ranks(calls)
         timed(calls, "save_memory", saves[:10])
         save_ms = timed(calls, "save_memory", saves[10:])
         for n, replica in enumerate(running):
@@ -769,7 +774,7 @@ def http_figures(size: int, url: str, path: str, args: argparse.Namespace, logs:
             )
     lines += [
         row(size, path, "keyword search (HTTP)", keyword_ms),
-        row(size, path, "hybrid search (HTTP)", hybrid_ms),
+        *([row(size, path, "hybrid search (HTTP)", hybrid_ms)] if hybrid_ms else []),
         row(size, path, "save_memory (HTTP)", save_ms),
         f"{size:>8}  {path:<8}  planted memories found first by a paraphrase: {planted}",
     ]
@@ -801,7 +806,12 @@ def main() -> None:
     parser.add_argument("--sizes", default="100000", help="memories, comma separated")
     parser.add_argument("--queries", type=int, default=200, help="timed searches of each kind")
     parser.add_argument("--saves", type=int, default=200, help="timed save_memory calls")
-    parser.add_argument("--paths", default="pgvector,memory", help="vector paths to run")
+    parser.add_argument(
+        "--paths",
+        default="pgvector,memory",
+        help="vector paths to run: pgvector, memory, or off (replicas without the model:"
+        " keyword search, and saves with no vector to make after them)",
+    )
     parser.add_argument("--recall-queries", type=int, default=100)
     parser.add_argument("--reload", action="store_true", help="load the stores again")
     parser.add_argument("--no-http", action="store_true", help="only load and measure recall")
