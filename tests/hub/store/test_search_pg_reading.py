@@ -16,16 +16,19 @@ from aletheia_hub.store.migrate import upgrade_to_head
 from aletheia_hub.store.search import SearchQuery, pg_reading, pg_stats, search
 from aletheia_hub.store.search.engine import rank_every_match
 from aletheia_hub.store.search.pg_reading import EVERY_MATCH, Reading
-from aletheia_hub.store.search.pg_stats import ProjectStats
+from aletheia_hub.store.search.pg_stats import ValueStats
 from tests.hub.store.bulk import NewMemory, save_many, store_on
 from tests.hub.store.pg_database import database_without_pgvector
 
 MILLION: Final = 1_000_000
-STATS = ProjectStats(MILLION, {"web": 0.2, "api": 0.1}, 0.0005)
+PROJECTS = ValueStats(MILLION, {"web": 0.2, "api": 0.1}, 0.0005)
+TYPES = ValueStats(MILLION, {"note": 0.5, "decision": 0.1}, 0.0)
 
 
 def reading_for(monkeypatch: pytest.MonkeyPatch, query: SearchQuery, matches: float) -> Reading:
-    monkeypatch.setattr(pg_stats, "project_stats", lambda _session: STATS)
+    stats = {"project": PROJECTS, "type": TYPES, "kind": None}
+    monkeypatch.setattr(pg_stats, "value_stats", lambda _session, column: stats[column])
+    monkeypatch.setattr(pg_stats, "project_stats", lambda _session: PROJECTS)
     monkeypatch.setattr(pg_reading, "NEWEST_MATCHES", 2_000)  # the figures below assume it
     return pg_reading.reading(None, query, matches)  # type: ignore[arg-type]
 
@@ -36,16 +39,20 @@ def test_few_matches_in_scope_are_all_ranked(monkeypatch: pytest.MonkeyPatch) ->
     assert reading_for(monkeypatch, web, 9_000) == EVERY_MATCH
 
 
-def test_a_common_word_in_one_project_walks_back_through_the_project(
+def test_a_common_word_walks_back_through_the_newest_memories(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # A third of the store holds it: walking web's newest memories meets 2,000 in 6,000.
-    how = reading_for(monkeypatch, SearchQuery(projects=["web"], scope="project"), 330_000)
-    assert how.newest == 2_000
-    assert how.newest_order == "m.created_at_ms DESC, m.id DESC"
-    # Over every project, or two of them, it walks the ids.
-    everywhere = reading_for(monkeypatch, SearchQuery(scope="project"), 330_000)
-    assert (everywhere.newest, everywhere.newest_order) == (2_000, "m.id DESC")
+    # A third of the store holds it: walking web's newest memories meets 2,000 in 6,000, and
+    # so does walking every project's.
+    for projects in (["web"], None):
+        query = SearchQuery(projects=projects, scope="project")
+        assert reading_for(monkeypatch, query, 330_000) == Reading(newest=2_000)
+    # Two projects hold 99,000 of them: never all ranked.
+    two = SearchQuery(projects=["web", "api"], scope="project")
+    assert reading_for(monkeypatch, two, 330_000) != EVERY_MATCH
+    # A date range bounds the walk: it reads no more.
+    dated = SearchQuery(projects=["web"], scope="project", since_ms=1, until_ms=2)
+    assert reading_for(monkeypatch, dated, 330_000) == Reading(newest=2_000)
 
 
 def test_a_mid_word_over_every_project_reads_recent_ids(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -55,16 +62,22 @@ def test_a_mid_word_over_every_project_reads_recent_ids(monkeypatch: pytest.Monk
     assert how.recent_ids == pytest.approx(80_000, rel=0.01)
 
 
-def test_narrowed_searches_and_small_stores_rank_every_match(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    for narrowed in (
-        SearchQuery(scope="project", type="decision"),
-        SearchQuery(scope="project", kind="note"),
-        SearchQuery(scope="project", since_ms=1),
-        SearchQuery(scope="project", until_ms=1),
+def test_a_type_thins_what_a_walk_meets(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Half the memories are notes: 33,000 matches of web's, met one in six walking back.
+    notes = SearchQuery(projects=["web"], scope="project", type="note")
+    assert reading_for(monkeypatch, notes, 330_000) == Reading(newest=2_000)
+    # A tenth are decisions: 6,600 matches, cheaper to rank all than to walk 60,000 memories.
+    decisions = SearchQuery(projects=["web"], scope="project", type="decision")
+    assert reading_for(monkeypatch, decisions, 330_000) == EVERY_MATCH
+    # No memory has a type the statistics' full list lacks; nor one outside both filters.
+    for none in (
+        SearchQuery(projects=["web"], scope="project", type="unheard-of"),
+        SearchQuery(projects=["web"], scope="project", type="note", types=["decision"]),
     ):
-        assert reading_for(monkeypatch, narrowed, 330_000) == EVERY_MATCH
+        assert reading_for(monkeypatch, none, 330_000) == EVERY_MATCH
+
+
+def test_a_store_without_statistics_ranks_every_match(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pg_stats, "project_stats", lambda _session: None)
     assert pg_reading.reading(None, SearchQuery(), 330_000) == EVERY_MATCH  # type: ignore[arg-type]
 

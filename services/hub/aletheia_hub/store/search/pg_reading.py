@@ -4,16 +4,16 @@ newest.
 A word held by tens of thousands of the caller's memories cannot be ranked in milliseconds:
 every match is a read of its heap row from wherever it lies (bench/scale.py, a million
 memories: 68,000 matches of a word in one project, 440 ms). When more than NEWEST_MATCHES of
-them are expected, a pass ranks only the newest of them where that reads less: the newest
-NEWEST_MATCHES, found by walking the project's (project, created_at) index or the ids
-backwards (8 ms there), or, when few of the memories met that way would match, those among
-the most recent ids that hold about NEWEST_MATCHES of them (the word index's matches
-intersected with a range of ids). Such a word weighs little (rarity), and among its many
-matches the newest are the likeliest wanted.
-
-Every match is ranked on stores without statistics (pg_stats.py: small or never analysed),
-for searches narrowed by type, kind or dates, and for the exhaustive reference ranking
-(engine.rank_every_match).
+them are expected, a pass ranks only the newest of them where that reads less:
+- the newest NEWEST_MATCHES, found by walking back the project's (project, created_at) index,
+  or the (created_at, id) one (8 ms there); a date range bounds the walk inside the index;
+- or, when few of the memories met that way would match, those among the most recent ids that
+  hold about NEWEST_MATCHES of them (the word index's matches intersected with a range of
+  ids), or every match when those hold fewer than the page.
+Such a word weighs little (rarity), and among that many matches the newest are the likeliest
+wanted. The shares of the query's projects, type and kind come from the statistics
+(pg_stats.py). Every match is ranked on stores without them (small or never analysed), and for
+the exhaustive reference ranking (engine.rank_every_match).
 """
 
 from dataclasses import dataclass
@@ -36,39 +36,39 @@ ENTRY_US: Final = 0.13
 
 @dataclass(frozen=True, slots=True)
 class Reading:
-    """Every match; the newest `newest` of them in `newest_order`; or those among the newest
-    `recent_ids` ids."""
+    """Every match; the newest `newest` of them; or those among the newest `recent_ids` ids."""
 
     newest: int | None = None
-    newest_order: str = "m.id DESC"
     recent_ids: int | None = None
 
 
 EVERY_MATCH: Final = Reading()
+# Walking back: one project's (project, created_at) index, or for several projects or all of
+# them the (created_at, id) one; a date range starts and ends the walk inside the index.
+NEWEST_ORDER: Final = "m.created_at_ms DESC, m.id DESC"
 
 
 def reading(session: Session, query: SearchQuery, matches: float) -> Reading:
     """Which matches a pass ranks, from about how many memories of the whole store (any
     project) it matches: whichever of the three reads least."""
-    stats = pg_stats.project_stats(session)
-    if stats is None or matches <= 0 or _narrowed(query):
+    projects = pg_stats.project_stats(session)
+    if projects is None or matches <= 0:
         return EVERY_MATCH
-    share = stats.share(query)
-    in_scope = matches * share
+    rows = projects.rows
+    # The share of memories of the query's type and kind, and then of its projects too (its
+    # dates are left out: a walk back reads only inside them).
+    kinds = _share(session, "type", _types(query)) * _share(session, "kind", _kinds(query))
+    scope = kinds * projects.share_of(query.projects)
+    in_scope = matches * scope
     if in_scope <= NEWEST_MATCHES:
         return EVERY_MATCH
-    # Walking one project's (project, created_at) index meets only that project's memories;
-    # walking the ids meets every memory.
     one_project = query.scope == "project" and len(set(query.projects or ())) == 1
-    per_id = max(matches / stats.rows * share, 1e-9)  # matches in scope per memory id
-    walked = NEWEST_MATCHES / (matches / stats.rows if one_project else per_id)
+    per_id = max(matches / rows * scope, 1e-9)  # matches in scope per memory
+    met = max(matches / rows * kinds, 1e-9) if one_project else per_id  # per memory walked
     recent = NEWEST_MATCHES / per_id
     costs = {
         EVERY_MATCH: in_scope * MATCH_READ_US,
-        Reading(
-            newest=NEWEST_MATCHES,
-            newest_order="m.created_at_ms DESC, m.id DESC" if one_project else "m.id DESC",
-        ): walked * WALK_READ_US,
+        Reading(newest=NEWEST_MATCHES): NEWEST_MATCHES / met * WALK_READ_US,
         # The word index's matches in scope and the recent ids' entries, intersected.
         Reading(recent_ids=int(recent) + 1): (in_scope + recent) * ENTRY_US
         + NEWEST_MATCHES * MATCH_READ_US,
@@ -76,9 +76,20 @@ def reading(session: Session, query: SearchQuery, matches: float) -> Reading:
     return min(costs, key=lambda how: costs[how])
 
 
-def _narrowed(query: SearchQuery) -> bool:
-    """Filters that thin the matches found walking back by an unknown share."""
-    return any(
-        value is not None
-        for value in (query.type, query.types, query.kind, query.since_ms, query.until_ms)
-    )
+def _share(session: Session, column: pg_stats.Column, values: list[str] | None) -> float:
+    """The share of memories holding one of `values` in `column` (1 without statistics)."""
+    if values is None:
+        return 1.0
+    stats = pg_stats.value_stats(session, column)
+    return 1.0 if stats is None else stats.share_of(values)
+
+
+def _types(query: SearchQuery) -> list[str] | None:
+    """The types a memory may have to pass (both filters: those in each)."""
+    if query.type is None:
+        return None if query.types is None else list(query.types)
+    return [query.type] if query.types is None or query.type in query.types else []
+
+
+def _kinds(query: SearchQuery) -> list[str] | None:
+    return None if query.kind is None else [query.kind]

@@ -1,18 +1,17 @@
 """What PostgreSQL's planner statistics (pg_stats, kept by ANALYZE) say about the memories: how
 many there are, the share of them holding each most common word, and the share of each most
-common project. Keyword search reads them instead of counting rows; each is remembered for a
-minute per pooled connection, and is None on a small or never analysed store, where counting
-is cheap and exact."""
+common project, type and kind. Keyword search reads them instead of counting rows. Each is
+remembered for a minute per pooled connection, and is None on a small or never analysed store,
+where counting is cheap and exact."""
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Final, TypeVar
+from typing import Final, Literal, TypeVar
 
 from sqlmodel import Session
 
 from aletheia_hub.store import driver
-from aletheia_hub.store.search.model import SearchQuery
 
 # Statistics are read again after this long (ANALYZE runs when a table has changed enough).
 STATS_TTL_SECONDS: Final = 60.0
@@ -26,7 +25,11 @@ _STATS_OF: Final = (
     "AND n.nspname = current_schema()"
 )
 _LEXEME_SQL: Final = _STATS_OF.format(values="elems", freqs="elem_freqs", column="search_vector")
-_PROJECT_SQL: Final = _STATS_OF.format(values="vals", freqs="freqs", column="project")
+Column = Literal["project", "type", "kind"]
+_VALUE_SQL: Final = {
+    column: _STATS_OF.format(values="vals", freqs="freqs", column=column)
+    for column in ("project", "type", "kind")
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,17 +40,16 @@ class LexemeStats:
 
 
 @dataclass(frozen=True, slots=True)
-class ProjectStats:
+class ValueStats:
     rows: float  # the memories' row estimate
-    shares: dict[str, float]  # the share of rows of each most common project
-    rarest: float  # a project outside `shares` holds no more than this share
+    shares: dict[str, float]  # the share of rows holding each most common value of a column
+    rarest: float  # a value outside `shares` is held by no more than this share
 
-    def share(self, query: SearchQuery) -> float:
-        """The share of the store in the query's projects (every project: 1)."""
-        if query.projects is None:
+    def share_of(self, values: Sequence[str] | None) -> float:
+        """The share of rows holding one of these values (None: any value, 1)."""
+        if values is None:
             return 1.0
-        found = sum(self.shares.get(project, self.rarest) for project in set(query.projects))
-        return min(found, 1.0)
+        return min(sum(self.shares.get(value, self.rarest) for value in set(values)), 1.0)
 
 
 def lexeme_stats(session: Session) -> LexemeStats | None:
@@ -65,24 +67,29 @@ def lexeme_stats(session: Session) -> LexemeStats | None:
     return _remembered(session, "aletheia_lexeme_stats", read)
 
 
-def project_stats(session: Session) -> ProjectStats | None:
-    """The most common projects of the memories and their shares."""
+def value_stats(session: Session, column: Column) -> ValueStats | None:
+    """The most common values of one of the memories' filter columns and their shares."""
 
-    def read() -> ProjectStats | None:
-        rows = driver.rows(session, _PROJECT_SQL, [])
+    def read() -> ValueStats | None:
+        rows = driver.rows(session, _VALUE_SQL[column], [])
         if not rows or rows[0][0] < STATS_MIN_ROWS:
             return None
-        count, projects, shares = rows[0]
-        # Without a list every project is as common as any other (n_distinct decides): none
-        # is known to be small.
-        per_project = dict(zip(projects or (), shares or (), strict=True))
-        rarest = min(per_project.values()) if per_project else 1.0
-        # A project absent from a list covering every row holds none of them.
-        if per_project and sum(per_project.values()) >= 0.999:
+        count, values, shares = rows[0]
+        # Without a list every value is as common as any other (n_distinct decides): none is
+        # known to be rare.
+        per_value = dict(zip(values or (), shares or (), strict=True))
+        rarest = min(per_value.values()) if per_value else 1.0
+        # A value absent from a list covering every row holds none of them.
+        if per_value and sum(per_value.values()) >= 0.999:
             rarest = 0.0
-        return ProjectStats(float(count), per_project, rarest)
+        return ValueStats(float(count), per_value, rarest)
 
-    return _remembered(session, "aletheia_project_stats", read)
+    return _remembered(session, f"aletheia_{column}_stats", read)
+
+
+def project_stats(session: Session) -> ValueStats | None:
+    """The most common projects of the memories and their shares."""
+    return value_stats(session, "project")
 
 
 Stats = TypeVar("Stats")

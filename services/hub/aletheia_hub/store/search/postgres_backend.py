@@ -166,7 +166,7 @@ def _ranked(
         return _best(session, score, where, (filters, filter_params), wanted)
     newest = (
         f"SELECT {HIT_SQL}, m.search_vector FROM memories AS m WHERE {where[0]} AND {filters} "
-        f"ORDER BY {how.newest_order} LIMIT %s"
+        f"ORDER BY {pg_reading.NEWEST_ORDER} LIMIT %s"
     )
     sql = (
         f"SELECT {HIT_SQL}, {score[0]} AS score FROM ({newest}) AS m "
