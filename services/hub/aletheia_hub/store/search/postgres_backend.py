@@ -1,4 +1,7 @@
-"""Keyword search on PostgreSQL: tsvector columns with GIN indexes, rarer words weigh more."""
+"""Keyword search on PostgreSQL: tsvector columns with GIN indexes, rarer words weigh more.
+
+Rarity comes from counts, or on a large store from the planner's statistics (pg_stats.py);
+which matches a ranking pass reads, every one or the newest, from pg_reading.py."""
 
 import math
 from collections.abc import Sequence
@@ -155,15 +158,15 @@ def _ranked(
     """The best `wanted` memories passing `where` and the query's filters by `score`, read
     as `how` says."""
     filters, filter_params = memory_filter_sql(query, MARK)
+    every = (filters, filter_params)
     if how.recent_ids is not None:
         last = driver.scalar(session, "SELECT max(id) FROM memories") or 0
         recent = f"{filters} AND m.id > %s", [*filter_params, last - how.recent_ids]
         found = _best(session, score, where, recent, wanted)
-        if len(found) >= wanted:
-            return found
         # Fewer than wanted among the recent ids (the matches lie further back): every match.
-    if how.newest is None or how.recent_ids is not None:
-        return _best(session, score, where, (filters, filter_params), wanted)
+        return found if len(found) >= wanted else _best(session, score, where, every, wanted)
+    if how.newest is None:
+        return _best(session, score, where, every, wanted)
     newest = (
         f"SELECT {HIT_SQL}, m.search_vector FROM memories AS m WHERE {where[0]} AND {filters} "
         f"ORDER BY {pg_reading.NEWEST_ORDER} LIMIT %s"
