@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from sqlalchemy import Connection, Engine, text
-from sqlalchemy.exc import DBAPIError
 
+from aletheia_hub.store.extensions import add_extension
 from aletheia_hub.store.pgvector.rows import VECTOR_TABLE, fill_vector_table, vector_table_ready
 
 logger = logging.getLogger(__name__)
@@ -110,23 +110,14 @@ def _version(text: str) -> tuple[int, ...]:
 
 
 def create_extension(connection: Connection) -> str | None:
-    """Make the extension when this role may, and the schema it lives in (None when it is not
-    there). It goes to schema public when there is one: a store's own schema may be dropped
-    with CASCADE, which would take every other schema's vector column with it."""
+    """Make the extension when this role may (extensions.py), and the schema it lives in (None
+    when it is not there)."""
     if connection.dialect.name != "postgresql" or connection.dialect.driver != "psycopg":
         return None
     found = extension_schema(connection)
     if found is not None:
         return found
-    public = connection.execute(text("SELECT 1 FROM pg_namespace WHERE nspname = 'public'"))
-    statement = "CREATE EXTENSION IF NOT EXISTS vector" + (
-        " SCHEMA public" if public.first() else ""
-    )
-    try:
-        with connection.begin_nested():
-            connection.execute(text(statement))
-    except DBAPIError as error:  # not installed, not allowed, or made by another hub meanwhile
-        logger.info("pgvector cannot be created here: %s", str(error.orig).strip())
+    add_extension(connection, "vector")
     return extension_schema(connection)
 
 

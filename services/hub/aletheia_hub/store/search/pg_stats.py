@@ -33,16 +33,11 @@ _VALUE_SQL: Final = {
 
 
 @dataclass(frozen=True, slots=True)
-class LexemeStats:
-    rows: float  # the memories' row estimate
-    shares: dict[str, float]  # the share of rows holding each most common lexeme
-    rarest: float  # a lexeme outside `shares` is held by no more than this share
-
-
-@dataclass(frozen=True, slots=True)
 class ValueStats:
     rows: float  # the memories' row estimate
-    shares: dict[str, float]  # the share of rows holding each most common value of a column
+    # The share of rows holding each most common value of a column (of the words, for the
+    # tsvector column).
+    shares: dict[str, float]
     rarest: float  # a value outside `shares` is held by no more than this share
 
     def share_of(self, values: Sequence[str] | None) -> float:
@@ -52,17 +47,17 @@ class ValueStats:
         return min(sum(self.shares.get(value, self.rarest) for value in set(values)), 1.0)
 
 
-def lexeme_stats(session: Session) -> LexemeStats | None:
+def lexeme_stats(session: Session) -> ValueStats | None:
     """The most common lexemes of the memories' tsvector column and their shares."""
 
-    def read() -> LexemeStats | None:
+    def read() -> ValueStats | None:
         rows = driver.rows(session, _LEXEME_SQL, [])
         if not rows or not rows[0][1] or not rows[0][2] or rows[0][0] < STATS_MIN_ROWS:
             return None
         count, lexemes, shares = rows[0]
         # The shares end with the least and the greatest of them (PostgreSQL's ts_typanalyze).
         per_lexeme = dict(zip(lexemes, shares[: len(lexemes)], strict=True))
-        return LexemeStats(float(count), per_lexeme, float(min(per_lexeme.values())))
+        return ValueStats(float(count), per_lexeme, float(min(per_lexeme.values())))
 
     return _remembered(session, "aletheia_lexeme_stats", read)
 

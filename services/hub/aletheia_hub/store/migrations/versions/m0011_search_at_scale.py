@@ -15,18 +15,15 @@ Revision ID: 0011
 Revises: 0010
 """
 
-import logging
-
 from alembic import op
-from sqlalchemy import Connection, text
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy import Connection
+
+from aletheia_hub.store.extensions import add_extension, has_extension
 
 revision = "0011"
 down_revision = "0010"
 branch_labels = None
 depends_on = None
-
-logger = logging.getLogger(__name__)
 
 
 def upgrade() -> None:
@@ -47,20 +44,7 @@ def downgrade() -> None:
 
 
 def _btree_gin(connection: Connection) -> bool:
-    """Whether btree_gin is there, made here when this role may (in schema public when there
-    is one: a store's own schema may be dropped with CASCADE, taking other stores' indexes
-    with it)."""
-    found = "SELECT 1 FROM pg_extension WHERE extname = 'btree_gin'"
-    if connection.execute(text(found)).first():
-        return True
-    public = connection.execute(text("SELECT 1 FROM pg_namespace WHERE nspname = 'public'"))
-    statement = "CREATE EXTENSION IF NOT EXISTS btree_gin" + (
-        " SCHEMA public" if public.first() else ""
-    )
-    try:
-        with connection.begin_nested():
-            connection.execute(text(statement))
-    except DBAPIError as error:  # not installed, or not allowed
-        logger.info("btree_gin cannot be created here: %s", str(error.orig).strip())
-        return False
-    return True
+    """Whether btree_gin is there, made here when this role may."""
+    if not has_extension(connection, "btree_gin"):
+        add_extension(connection, "btree_gin")
+    return has_extension(connection, "btree_gin")
