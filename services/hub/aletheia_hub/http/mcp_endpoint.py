@@ -5,7 +5,7 @@ Knows HTTP, not storage.
 
 import json
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from fastapi import APIRouter, Request, Response
@@ -18,6 +18,7 @@ from mcp_types import (
     PARSE_ERROR,
     UNSUPPORTED_PROTOCOL_VERSION,
 )
+from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
 
 from aletheia_hub import metrics
@@ -25,12 +26,15 @@ from aletheia_hub.auth import Principal
 from aletheia_hub.http.auth import authenticate
 from aletheia_hub.http.console import known_folders
 from aletheia_hub.http.console.known_folders import KnownFolders
+from aletheia_hub.mcp import auditing
 from aletheia_hub.mcp.batch import Body, Limits, answer, encode_json, read_body
 from aletheia_hub.mcp.call_state import CallState
 from aletheia_hub.mcp.dispatch import Dispatcher
 from aletheia_hub.mcp.eras import RoutingHeaders
 from aletheia_hub.ratelimit import TokenRateLimiter
 from aletheia_hub.settings import Settings
+from aletheia_hub.store.audit import CallRow
+from aletheia_hub.store.db import Database
 from aletheia_shared import headers, jsonrpc
 from aletheia_shared.protocol import (
     is_handshake_version,
@@ -48,6 +52,9 @@ _ERROR_CODE: Final = re.compile(
     rb'\{"jsonrpc":"2\.0","id":(?:null|-?\d+|"(?:[^"\\]|\\.)*"),"error":\{"code":(-?\d+)'
 )
 _ERROR_CODE_SCAN: Final = 65536
+# The largest body read and checked on the event loop (_may_answer_on_loop): parsing it takes
+# microseconds, where a worker thread's round trip costs a tenth of a millisecond or more.
+QUICK_BODY_BYTES: Final = 16 * 1024
 STATELESS_ERROR_STATUS: Final = {
     PARSE_ERROR: 400,
     INVALID_REQUEST: 400,
@@ -75,6 +82,13 @@ def tool_set_router(dispatcher: Dispatcher) -> APIRouter:
                 "text/event-stream.",
             )
         body = await _read_body(request, settings.max_body_bytes)
+        if _may_answer_on_loop(body, settings, dispatcher, limiter):
+            post = _open_post(request, body, settings)
+            if isinstance(post, Response):
+                return post
+            if post.body.is_quick(dispatcher):
+                return await _answer_on_loop(request, post, settings, dispatcher)
+            return await run_in_threadpool(_serve_post, request, post, settings, dispatcher, None)
         # Everything after the body is blocking work (store, Redis): one hop to the thread pool.
         return await run_in_threadpool(_answer_post, request, body, settings, dispatcher, limiter)
 
@@ -117,6 +131,56 @@ def rpc_failure(status: int, code: int, message: str) -> Response:
     return json_reply(status, jsonrpc.error_response(None, code, message))
 
 
+@dataclass(frozen=True, slots=True)
+class _Post:
+    """One POST read and checked: its payload, messages, caller and era."""
+
+    payload: Any
+    body: Body
+    state: CallState
+    routing: RoutingHeaders
+    stateless: bool
+
+
+def _may_answer_on_loop(
+    raw: bytes | None, settings: Settings, dispatcher: Dispatcher, limiter: TokenRateLimiter | None
+) -> bool:
+    """Whether a POST may be read, and answered when it is quick, on the event loop: on a
+    local hub over SQLite, whose reads never wait (WAL) and whose caller needs no lookup,
+    for a small body. Anything else goes to a worker thread at once."""
+    return (
+        raw is not None
+        and len(raw) <= QUICK_BODY_BYTES
+        and limiter is None
+        and not settings.team_mode
+        and dispatcher.db.is_sqlite
+    )
+
+
+async def _answer_on_loop(
+    request: Request, post: _Post, settings: Settings, dispatcher: Dispatcher
+) -> Response:
+    """Serve a quick POST here, without a worker thread's round trip. Its audit rows are
+    committed as soon as the reply is written, before this event loop turns to anything else;
+    when another write holds the store, in a worker thread that waits for it, while the loop
+    serves on."""
+    rows: list[CallRow] = []
+    post.state.unwritten_audit = rows
+    try:
+        response = _serve_post(request, post, settings, dispatcher, None)
+    except BaseException:
+        await _write_audit(dispatcher.db, rows)
+        raise
+    if rows:
+        response.background = BackgroundTask(_write_audit, dispatcher.db, rows)
+    return response
+
+
+async def _write_audit(db: Database, rows: list[CallRow]) -> None:
+    if not auditing.write_rows(db, rows, wait=False):
+        await run_in_threadpool(auditing.write_rows, db, rows)
+
+
 def _answer_post(
     request: Request,
     raw: bytes | None,
@@ -124,6 +188,14 @@ def _answer_post(
     dispatcher: Dispatcher,
     limiter: TokenRateLimiter | None,
 ) -> Response:
+    post = _open_post(request, raw, settings)
+    if isinstance(post, Response):
+        return post
+    return _serve_post(request, post, settings, dispatcher, limiter)
+
+
+def _open_post(request: Request, raw: bytes | None, settings: Settings) -> _Post | Response:
+    """The caller and the checked messages of a POST, or the error Response it earns."""
     principal = authenticate(request, settings, request.app.state.db)
     payload = _read_payload(raw, settings)
     if isinstance(payload, Response):
@@ -147,11 +219,23 @@ def _answer_post(
         era="stateless" if stateless else "handshake",
     )
     _note_folder(request, state)
-    limits = _admit(payload, body, state, settings, dispatcher, limiter)
+    return _Post(payload, body, state, routing, stateless)
+
+
+def _serve_post(
+    request: Request,
+    post: _Post,
+    settings: Settings,
+    dispatcher: Dispatcher,
+    limiter: TokenRateLimiter | None,
+) -> Response:
+    """The Response to a checked POST: rate limit, session, then every message's reply."""
+    body, state = post.body, post.state
+    limits = _admit(post.payload, body, state, settings, dispatcher, limiter)
     if isinstance(limits, Response):
         return limits
-    if stateless:
-        return _stateless_reply(answer(dispatcher, body, state, limits, routing))
+    if post.stateless:
+        return _stateless_reply(answer(dispatcher, body, state, limits, post.routing))
     if body.needs_session:
         refusal = _attach_session(request, dispatcher, state)
         if refusal is not None:

@@ -1,19 +1,21 @@
 """Audit rows for tools/call: the tool, its canonical operation, the project and the outcome;
 never the arguments. Every call leaves one, a token's or the local user's (token_id NULL,
-shown as "local")."""
+shown as "local"), committed before its reply is sent; a quick call answered on the event
+loop commits its row right after (http/mcp_endpoint.py)."""
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from sqlmodel import Session
 
+from aletheia_hub.clock import now_ms
 from aletheia_hub.mcp.call_state import CallState
 from aletheia_hub.mcp.envelope import Call
 from aletheia_hub.mcp.toolsets import ToolSet
 from aletheia_hub.redact import redact
 from aletheia_hub.store import driver
-from aletheia_hub.store.audit import Outcome, record_call
-from aletheia_hub.store.db import Database
+from aletheia_hub.store.audit import CallRow, Outcome, record_call
+from aletheia_hub.store.db import Database, StoreBusy
 
 
 def audit_call(
@@ -24,9 +26,28 @@ def audit_call(
     arguments: Any,
     outcome: Outcome,
 ) -> None:
-    """One audit row for a tools/call, in a write transaction of its own."""
+    """One audit row for a tools/call, in a write transaction of its own; or, for a POST
+    answered on the event loop (state.unwritten_audit), kept for write_rows."""
+    row = _row(tool_set, state, tool_name, arguments, outcome)
+    if state.unwritten_audit is not None:
+        state.unwritten_audit.append(row)
+        return
     with db.driver_write() as connection:
-        _record(connection, tool_set, state, tool_name, arguments, outcome)
+        _write(connection, row)
+
+
+def write_rows(db: Database, rows: Sequence[CallRow], *, wait: bool = True) -> bool:
+    """Commit rows audit_call kept, in one transaction. With wait=False nothing waits: False
+    (and nothing written) when another write holds the store."""
+    if not rows:
+        return True
+    try:
+        with db.driver_write(wait=wait) as connection:
+            for row in rows:
+                _write(connection, row)
+    except StoreBusy:
+        return False
+    return True
 
 
 def audit_in(
@@ -38,29 +59,36 @@ def audit_in(
     outcome: Outcome,
 ) -> None:
     """audit_call in a write session of the caller's, committed with its work."""
-    _record(driver.of(session.connection()), tool_set, state, tool_name, arguments, outcome)
+    _write(driver.of(session.connection()), _row(tool_set, state, tool_name, arguments, outcome))
 
 
-def _record(
-    connection: driver.Driver,
-    tool_set: ToolSet,
-    state: CallState,
-    tool_name: Any,
-    arguments: Any,
-    outcome: Outcome,
-) -> None:
+def _row(
+    tool_set: ToolSet, state: CallState, tool_name: Any, arguments: Any, outcome: Outcome
+) -> CallRow:
     requested = arguments.get("project") if isinstance(arguments, dict) else None
     project = _printable(requested, 200) if isinstance(requested, str) else ""
     if not project:
         project = state.project
     tool, operation = _names(tool_set, tool_name)
-    record_call(
-        connection=connection,
+    return CallRow(
+        at_ms=now_ms(),
         token_id=state.principal.token_id,
         tool=tool or "?",
         operation=operation or "?",
         project=project or None,
         result=outcome,
+    )
+
+
+def _write(connection: driver.Driver, row: CallRow) -> None:
+    record_call(
+        connection=connection,
+        token_id=row.token_id,
+        tool=row.tool,
+        operation=row.operation,
+        project=row.project,
+        result=row.result,
+        at_ms=row.at_ms,
     )
 
 

@@ -27,6 +27,14 @@ class Body:
         """The tools/call requests, in order: the rate limit counts each one."""
         return [item for item in self.items if _is_request(item, TOOLS_CALL)]
 
+    def is_quick(self, dispatcher: Dispatcher) -> bool:
+        """Whether every request here is quick (Dispatcher.is_quick); notifications and
+        malformed messages cost nothing."""
+        return all(
+            not isinstance(item, Call) or item.is_notification or dispatcher.is_quick(item)
+            for item in self.items
+        )
+
     @property
     def needs_session(self) -> bool:
         """Whether anything here needs a session: all but initialize, discovery, bad messages."""

@@ -4,6 +4,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from aletheia_hub.auth import Principal
+from aletheia_hub.store.audit import CallRow
 from aletheia_hub.store.sessions import SessionInfo
 from aletheia_shared.project import DEFAULT_PROJECT
 
@@ -23,6 +24,9 @@ class CallState:
     created_session: bool = False
     era: Era = "handshake"
     client_name: str | None = None  # clientInfo.name of a stateless request
+    # Audit rows of calls answered on the event loop, committed before the reply goes out
+    # (auditing.write_rows); None: each call commits its own row as it ends.
+    unwritten_audit: list[CallRow] | None = None
 
     @property
     def tool(self) -> str:

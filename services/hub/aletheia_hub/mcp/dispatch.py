@@ -42,6 +42,8 @@ logger = logging.getLogger(__name__)
 TOOLS_PAGE_SIZE: Final = 50
 DISCOVER_METHOD: Final = "server/discover"
 SESSIONLESS_METHODS: Final = frozenset({"initialize", DISCOVER_METHOD})
+# Answered from what the dispatcher holds, without the store.
+STORELESS_METHODS: Final = frozenset({"ping", "tools/list", DISCOVER_METHOD})
 _CAPABILITIES: Final = wire_types.ServerCapabilities(
     tools=wire_types.ToolsCapability(list_changed=False)
 )
@@ -96,6 +98,15 @@ class Dispatcher:
             "tools/call": self.methods["tools/call"],
         }
         self._discovery = _discovery(tool_set.instructions)
+
+    def is_quick(self, call: Call) -> bool:
+        """Whether a request needs no more than a few reads by id: a method answered without
+        the store, or a call of a quick tool (Tool.quick). Its audit row is the one write."""
+        if call.method == "tools/call":
+            name = call.params.get("name")
+            tool = self.registry.find(name) if isinstance(name, str) else None
+            return tool is not None and tool.quick
+        return call.method in STORELESS_METHODS
 
     def find_session(self, session_id: str, principal: Principal) -> SessionInfo | None:
         """A live session that belongs to this caller and was opened at this tool set."""

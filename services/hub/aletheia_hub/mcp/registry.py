@@ -15,7 +15,11 @@ _DEFS: Final = "#/$defs/"
 
 @dataclass(frozen=True, slots=True)
 class Tool:
-    """One tool: its name, description, argument model, handler and access."""
+    """One tool: its name, description, argument model, handler and access.
+
+    A `quick` tool fetches a few rows by id: no search, no model, no write but its audit row.
+    A local SQLite hub answers it on its event loop, without a worker thread's round trip.
+    """
 
     name: str
     description: str
@@ -23,6 +27,7 @@ class Tool:
     handler: Handler
     access: Access
     destructive: bool = False
+    quick: bool = False
     title: str | None = None
     definition: dict[str, Any] = field(init=False, compare=False, repr=False)
 

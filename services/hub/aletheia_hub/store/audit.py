@@ -19,6 +19,18 @@ LOCAL: Final = "local"
 
 
 @dataclass(frozen=True, slots=True)
+class CallRow:
+    """The audit row of one tools/call, made when the call ended, to be written."""
+
+    at_ms: int
+    token_id: str | None
+    tool: str
+    operation: str
+    project: str | None
+    result: Outcome
+
+
+@dataclass(frozen=True, slots=True)
 class AuditEntry:
     at_ms: int
     token_id: str | None
@@ -35,13 +47,21 @@ def record_call(
     operation: str,
     project: str | None,
     result: Outcome,
+    at_ms: int | None = None,
 ) -> None:
-    """Add one audit row for one tools/call: the tool as called and its canonical operation.
-    Sent to the driver: a read tool's call writes only this row, and SQLAlchemy's statement
-    work would cost more than the write (bench/roundtrip.py)."""
+    """Add one audit row for one tools/call: the tool as called and its canonical operation,
+    at `at_ms` (default now). Sent to the driver: a read tool's call writes only this row, and
+    SQLAlchemy's statement work would cost more than the write (bench/roundtrip.py)."""
     connection.execute(
         _INSERT_CALL_SQL[connection.mark],
-        (now_ms(), token_id, tool[:100], operation[:100], project, result),
+        (
+            now_ms() if at_ms is None else at_ms,
+            token_id,
+            tool[:100],
+            operation[:100],
+            project,
+            result,
+        ),
     )
 
 

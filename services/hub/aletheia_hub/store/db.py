@@ -1,8 +1,9 @@
 """Engines and sessions: SQLite in production shape (WAL, busy_timeout, foreign keys) or PG."""
 
+import sqlite3
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final
 
@@ -88,16 +89,22 @@ class Database:
             yield connection
 
     @contextmanager
-    def driver_write(self) -> Iterator[Driver]:
+    def driver_write(self, *, wait: bool = True) -> Iterator[Driver]:
         """The driver in a write transaction of its own, committed at the end or not at all:
         write_connection without SQLAlchemy's transaction work, for the one row every tools/call
-        writes (the audit row of a read)."""
-        with self._write_lock or nullcontext():
+        writes (the audit row of a read).
+
+        With wait=False (SQLite) StoreBusy is raised at once, before anything is written,
+        when another write of this hub or another process holds the store."""
+        lock = self._write_lock
+        if lock is not None and not lock.acquire(blocking=wait):
+            raise StoreBusy
+        try:
             pooled = self._write_engine.raw_connection()
             try:
                 dbapi: Any = pooled.driver_connection
                 if self.is_sqlite:  # the driver is in autocommit mode: begin as write_session
-                    dbapi.execute("BEGIN IMMEDIATE")
+                    _begin_immediate(dbapi, wait=wait)
                 yield Driver(dbapi, mark_of(self._write_engine.dialect.name))
                 pooled.commit()
             except BaseException:
@@ -105,6 +112,9 @@ class Database:
                 raise
             finally:
                 pooled.close()
+        finally:
+            if lock is not None:
+                lock.release()
 
     def dispose(self) -> None:
         """Close every pooled connection."""
@@ -113,6 +123,26 @@ class Database:
             self._write_engine.dispose()
         if self._statement_engine is not self.engine:
             self._statement_engine.dispose()
+
+
+class StoreBusy(Exception):
+    """A write that would have had to wait for another one (driver_write(wait=False))."""
+
+
+def _begin_immediate(dbapi: sqlite3.Connection, *, wait: bool) -> None:
+    """BEGIN IMMEDIATE; without waiting, StoreBusy when another connection holds the lock."""
+    if wait:
+        dbapi.execute("BEGIN IMMEDIATE")
+        return
+    dbapi.execute("PRAGMA busy_timeout=0")
+    try:
+        dbapi.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as error:
+        if error.sqlite_errorcode not in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+            raise
+        raise StoreBusy from error
+    finally:
+        dbapi.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
 
 
 def _committing_session(engine: Engine) -> Iterator[Session]:

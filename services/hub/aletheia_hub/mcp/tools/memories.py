@@ -196,4 +196,5 @@ GET_OBSERVATIONS = Tool(
     args=GetObservationsArgs,
     handler=get_observations,
     access="read",
+    quick=True,
 )

@@ -284,4 +284,5 @@ MEM_GET = Tool(
     args=GetArgs,
     handler=mem_get,
     access="read",
+    quick=True,
 )
