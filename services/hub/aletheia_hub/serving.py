@@ -18,10 +18,10 @@ import os
 import socket
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import uvicorn
 
-from aletheia_hub.app import create_app
 from aletheia_hub.heap import limit_arenas
 from aletheia_hub.http.activity import Activity
 from aletheia_hub.local_hubs import busy_port_problem
@@ -29,6 +29,9 @@ from aletheia_hub.running_hubs import RuntimeEntryFile, entry_for, runtime_folde
 from aletheia_hub.settings import Settings
 from aletheia_hub.store_lock import StoreLock, lock_path
 from aletheia_shared.store import StoreLocation, parse_record, record_text
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
 
 logger = logging.getLogger("aletheia_hub")
 
@@ -111,7 +114,16 @@ class HubRecordFile:
 def run(settings: Settings, announce: Callable[[Settings], None] | None = None) -> None:
     """Serve until stopped. `--port 0` takes a free port; the record names the real one."""
     limit_arenas()  # before the app's threads start
-    app = create_app(settings)
+    sock = _bind(settings.host, settings.port)
+    port = int(sock.getsockname()[1])
+    store_lock = _lock_store(settings.served_store(), port, sock)
+    try:
+        app = _create_app(settings)
+    except BaseException:
+        sock.close()
+        if store_lock is not None:
+            store_lock.release()
+        raise
     config = uvicorn.Config(
         app,
         host=settings.host,
@@ -121,9 +133,6 @@ def run(settings: Settings, announce: Callable[[Settings], None] | None = None) 
         ssl_certfile=settings.tls_cert_file,
         ssl_keyfile=settings.tls_key_file,
     )
-    sock = _bind(settings.host, settings.port)
-    port = int(sock.getsockname()[1])
-    store_lock = _lock_store(settings.served_store(), port, sock)
     # A team hub is reached by URL and token, never found through a record; nor is a hub that
     # speaks TLS, since a proxy reaches the hub a record names over plain http.
     record = (
@@ -167,6 +176,14 @@ def _lock_store(store: StoreLocation, port: int, sock: socket.socket) -> StoreLo
         sock.close()
         raise HubNotStarted(problem)
     return store_lock
+
+
+def _create_app(settings: Settings) -> "FastAPI":
+    """The app, loaded once the port and the store are this process's: a hub that cannot
+    serve says so in a fraction of the second the web stack takes to import."""
+    from aletheia_hub.app import create_app
+
+    return create_app(settings)
 
 
 def _bind(host: str, port: int) -> socket.socket:
