@@ -26,15 +26,12 @@ from aletheia_hub.auth import Principal
 from aletheia_hub.http.auth import authenticate
 from aletheia_hub.http.console import known_folders
 from aletheia_hub.http.console.known_folders import KnownFolders
-from aletheia_hub.mcp import auditing
 from aletheia_hub.mcp.batch import Body, Limits, answer, encode_json, read_body
 from aletheia_hub.mcp.call_state import CallState
 from aletheia_hub.mcp.dispatch import Dispatcher
 from aletheia_hub.mcp.eras import RoutingHeaders
 from aletheia_hub.ratelimit import TokenRateLimiter
 from aletheia_hub.settings import Settings
-from aletheia_hub.store.audit import CallRow
-from aletheia_hub.store.db import Database
 from aletheia_shared import headers, jsonrpc
 from aletheia_shared.protocol import (
     is_handshake_version,
@@ -153,7 +150,7 @@ def _may_answer_on_loop(
         and len(raw) <= QUICK_BODY_BYTES
         and limiter is None
         and not settings.team_mode
-        and dispatcher.db.is_sqlite
+        and dispatcher.reads_never_wait
     )
 
 
@@ -164,21 +161,21 @@ async def _answer_on_loop(
     committed as soon as the reply is written, before this event loop turns to anything else;
     when another write holds the store, in a worker thread that waits for it, while the loop
     serves on."""
-    rows: list[CallRow] = []
-    post.state.unwritten_audit = rows
+    state = post.state
+    state.unwritten_audit = []
     try:
         response = _serve_post(request, post, settings, dispatcher, None)
     except BaseException:
-        await _write_audit(dispatcher.db, rows)
+        await _commit_audit(dispatcher, state)
         raise
-    if rows:
-        response.background = BackgroundTask(_write_audit, dispatcher.db, rows)
+    if state.unwritten_audit:
+        response.background = BackgroundTask(_commit_audit, dispatcher, state)
     return response
 
 
-async def _write_audit(db: Database, rows: list[CallRow]) -> None:
-    if not auditing.write_rows(db, rows, wait=False):
-        await run_in_threadpool(auditing.write_rows, db, rows)
+async def _commit_audit(dispatcher: Dispatcher, state: CallState) -> None:
+    if not dispatcher.commit_audit(state, wait=False):
+        await run_in_threadpool(dispatcher.commit_audit, state)
 
 
 def _answer_post(

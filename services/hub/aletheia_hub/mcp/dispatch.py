@@ -108,6 +108,17 @@ class Dispatcher:
             return tool is not None and tool.quick
         return call.method in STORELESS_METHODS
 
+    @property
+    def reads_never_wait(self) -> bool:
+        """Whether the store answers reads without waiting for writers (SQLite in WAL mode),
+        so quick requests may run where waiting is not allowed (an event loop)."""
+        return self.db.is_sqlite
+
+    def commit_audit(self, state: CallState, *, wait: bool = True) -> bool:
+        """Commit the audit rows kept in state.unwritten_audit (see auditing.write_rows):
+        False, with nothing written, when wait=False and another write holds the store."""
+        return auditing.write_rows(self.db, state.unwritten_audit or [], wait=wait)
+
     def find_session(self, session_id: str, principal: Principal) -> SessionInfo | None:
         """A live session that belongs to this caller and was opened at this tool set."""
         return self.sessions.find(session_id, principal)
