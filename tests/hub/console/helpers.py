@@ -4,6 +4,7 @@ import re
 
 from fastapi.testclient import TestClient
 
+from aletheia_hub.clock import now_ms
 from aletheia_hub.store import audit, driver, work_state
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.facts import FactInput
@@ -57,10 +58,13 @@ def seed(db: Database) -> dict[str, int]:
         for project in ("shop", "billing"):
             audit.record_call(
                 connection=driver.of(session.connection()),
-                token_id=None,
-                tool="search",
-                operation="search",
-                project=project,
-                result="ok",
+                row=audit.CallRow(
+                    at_ms=now_ms(),
+                    token_id=None,
+                    tool="search",
+                    operation="search",
+                    project=project,
+                    result="ok",
+                ),
             )
     return {"shop": shop.id, "billing": billing.id}

@@ -5,6 +5,7 @@ numbers, and the project filters offer the known projects."""
 import pytest
 from fastapi.testclient import TestClient
 
+from aletheia_hub.clock import now_ms
 from aletheia_hub.settings import Settings
 from aletheia_hub.store import audit, driver
 from aletheia_hub.store.db import Database
@@ -31,11 +32,14 @@ def add_memories(settings: Settings, count: int, project: str = "shop") -> None:
                 )
                 audit.record_call(
                     connection=driver.of(session.connection()),
-                    token_id=None,
-                    tool="search",
-                    operation="search",
-                    project=project,
-                    result="ok",
+                    row=audit.CallRow(
+                        at_ms=now_ms(),
+                        token_id=None,
+                        tool="search",
+                        operation="search",
+                        project=project,
+                        result="ok",
+                    ),
                 )
     finally:
         db.dispose()

@@ -77,14 +77,10 @@ def test_the_same_memory_saved_twice_keeps_one_row_and_answers_its_id(
 
 def test_an_audit_row_is_written_with_its_transaction_or_not_at_all(store_db: Database) -> None:
     def record(connection: driver.Driver) -> None:
-        audit.record_call(
-            connection=connection,
-            token_id=None,
-            tool="search",
-            operation="search",
-            project="shop",
-            result="ok",
+        row = audit.CallRow(
+            at_ms=1, token_id=None, tool="search", operation="search", project="shop", result="ok"
         )
+        audit.record_call(connection=connection, row=row)
 
     with store_db.driver_write() as connection:
         record(connection)

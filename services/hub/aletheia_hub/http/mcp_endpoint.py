@@ -79,13 +79,15 @@ def tool_set_router(dispatcher: Dispatcher) -> APIRouter:
                 "text/event-stream.",
             )
         body = await _read_body(request, settings.max_body_bytes)
-        if _may_answer_on_loop(body, settings, dispatcher, limiter):
+        if _may_answer_on_loop(body, settings, dispatcher):
             post = _open_post(request, body, settings)
             if isinstance(post, Response):
                 return post
             if post.body.is_quick(dispatcher):
                 return await _answer_on_loop(request, post, settings, dispatcher)
-            return await run_in_threadpool(_serve_post, request, post, settings, dispatcher, None)
+            return await run_in_threadpool(
+                _serve_post, request, post, settings, dispatcher, limiter
+            )
         # Everything after the body is blocking work (store, Redis): one hop to the thread pool.
         return await run_in_threadpool(_answer_post, request, body, settings, dispatcher, limiter)
 
@@ -139,16 +141,14 @@ class _Post:
     stateless: bool
 
 
-def _may_answer_on_loop(
-    raw: bytes | None, settings: Settings, dispatcher: Dispatcher, limiter: TokenRateLimiter | None
-) -> bool:
+def _may_answer_on_loop(raw: bytes | None, settings: Settings, dispatcher: Dispatcher) -> bool:
     """Whether a POST may be read, and answered when it is quick, on the event loop: on a
-    local hub over SQLite, whose reads never wait (WAL) and whose caller needs no lookup,
-    for a small body. Anything else goes to a worker thread at once."""
+    local hub (its caller needs no token lookup and it has no rate limit in Redis) over
+    SQLite, whose reads never wait (WAL), for a small body. Anything else goes to a worker
+    thread at once."""
     return (
         raw is not None
         and len(raw) <= QUICK_BODY_BYTES
-        and limiter is None
         and not settings.team_mode
         and dispatcher.reads_never_wait
     )

@@ -33,7 +33,7 @@ def audit_call(
         state.unwritten_audit.append(row)
         return
     with db.driver_write() as connection:
-        _write(connection, row)
+        record_call(connection=connection, row=row)
 
 
 def write_rows(db: Database, rows: Sequence[CallRow], *, wait: bool = True) -> bool:
@@ -44,7 +44,7 @@ def write_rows(db: Database, rows: Sequence[CallRow], *, wait: bool = True) -> b
     try:
         with db.driver_write(wait=wait) as connection:
             for row in rows:
-                _write(connection, row)
+                record_call(connection=connection, row=row)
     except StoreBusy:
         return False
     return True
@@ -59,7 +59,10 @@ def audit_in(
     outcome: Outcome,
 ) -> None:
     """audit_call in a write session of the caller's, committed with its work."""
-    _write(driver.of(session.connection()), _row(tool_set, state, tool_name, arguments, outcome))
+    record_call(
+        connection=driver.of(session.connection()),
+        row=_row(tool_set, state, tool_name, arguments, outcome),
+    )
 
 
 def _row(
@@ -77,18 +80,6 @@ def _row(
         operation=operation or "?",
         project=project or None,
         result=outcome,
-    )
-
-
-def _write(connection: driver.Driver, row: CallRow) -> None:
-    record_call(
-        connection=connection,
-        token_id=row.token_id,
-        tool=row.tool,
-        operation=row.operation,
-        project=row.project,
-        result=row.result,
-        at_ms=row.at_ms,
     )
 
 

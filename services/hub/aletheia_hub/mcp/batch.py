@@ -28,9 +28,9 @@ class Body:
         return [item for item in self.items if _is_request(item, TOOLS_CALL)]
 
     def is_quick(self, dispatcher: Dispatcher) -> bool:
-        """Whether every request here is quick (Dispatcher.is_quick); notifications and
-        malformed messages cost nothing."""
-        return all(
+        """Whether this body is one message and that one is quick (Dispatcher.is_quick), or
+        a notification or malformed: a batch of a hundred quick calls is no quick work."""
+        return not self.is_batch and all(
             not isinstance(item, Call) or item.is_notification or dispatcher.is_quick(item)
             for item in self.items
         )

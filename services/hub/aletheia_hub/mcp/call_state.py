@@ -24,8 +24,8 @@ class CallState:
     created_session: bool = False
     era: Era = "handshake"
     client_name: str | None = None  # clientInfo.name of a stateless request
-    # Audit rows of calls answered on the event loop, committed before the reply goes out
-    # (auditing.write_rows); None: each call commits its own row as it ends.
+    # Audit rows of calls answered on the event loop, committed right after the reply is
+    # written (Dispatcher.commit_audit); None: each call commits its own row as it ends.
     unwritten_audit: list[CallRow] | None = None
 
     @property

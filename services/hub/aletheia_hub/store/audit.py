@@ -7,7 +7,6 @@ from typing import Any, Final, Literal
 from sqlalchemy import ColumnElement, Select, and_, func, select
 from sqlmodel import Session
 
-from aletheia_hub.clock import now_ms
 from aletheia_hub.store import driver
 from aletheia_hub.store.tables import AUDIT_LOG
 
@@ -39,29 +38,13 @@ class AuditEntry:
     result: str
 
 
-def record_call(
-    *,
-    connection: driver.Driver,
-    token_id: str | None,
-    tool: str,
-    operation: str,
-    project: str | None,
-    result: Outcome,
-    at_ms: int | None = None,
-) -> None:
-    """Add one audit row for one tools/call: the tool as called and its canonical operation,
-    at `at_ms` (default now). Sent to the driver: a read tool's call writes only this row, and
-    SQLAlchemy's statement work would cost more than the write (bench/roundtrip.py)."""
+def record_call(*, connection: driver.Driver, row: CallRow) -> None:
+    """Add one audit row for one tools/call: the tool as called and its canonical operation.
+    Sent to the driver: a read tool's call writes only this row, and SQLAlchemy's statement
+    work would cost more than the write (bench/roundtrip.py)."""
     connection.execute(
         _INSERT_CALL_SQL[connection.mark],
-        (
-            now_ms() if at_ms is None else at_ms,
-            token_id,
-            tool[:100],
-            operation[:100],
-            project,
-            result,
-        ),
+        (row.at_ms, row.token_id, row.tool[:100], row.operation[:100], row.project, row.result),
     )
 
 
