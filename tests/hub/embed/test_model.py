@@ -1,12 +1,15 @@
 """The embedding model: its int8 graph with fused attention and GELU, its batches and runs
 side by side, and the fallback to the file as it is."""
 
+import os
+import sys
+import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from aletheia_hub.embed import graph, model, onnx_graph, onnx_wire
+from aletheia_hub.embed import graph, model, onnx_graph, onnx_wire, priority
 from aletheia_hub.embed.model import BATCH_TOKENS, MAX_TOKENS, MiniLmEmbedder, missing_parts
 
 pytestmark = pytest.mark.skipif(bool(missing_parts()), reason="the embed extra is not installed")
@@ -108,6 +111,25 @@ def test_batches_run_side_by_side_give_the_same_vectors(embedder: MiniLmEmbedder
         texts = TEXTS * 3  # several batches, so that two run at once
         assert len(list(model._batches([len(t.split()) for t in texts]))) > 2
         assert np.abs(two_runs.embed(texts) - embedder.embed(texts)).max() < 1e-6
+    finally:
+        two_runs.close()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="a thread has its own nice value on Linux")
+def test_saved_texts_run_below_the_callers_priority_and_questions_at_it() -> None:
+    two_runs = MiniLmEmbedder(runs=2)
+    caller = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    try:
+        batched = two_runs.embed(TEXTS * 3)
+        question = two_runs.embed_question(TEXTS[2])
+        runners = [t for t in threading.enumerate() if t.name.startswith("aletheia-embed-run")]
+        assert runners
+        for runner in runners:
+            assert runner.native_id is not None
+            niceness = os.getpriority(os.PRIO_PROCESS, runner.native_id)
+            assert niceness >= max(caller, priority.BACKGROUND_NICENESS)
+        assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == caller
+        assert np.abs(question - batched[2]).max() < 1e-5
     finally:
         two_runs.close()
 

