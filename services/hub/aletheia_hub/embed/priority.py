@@ -16,9 +16,11 @@ from typing import Final
 logger = logging.getLogger(__name__)
 
 # Weight 335 against 1024 for a thread at nice 0 (the kernel's table): about a quarter of a
-# contended core, and all of an idle one. On two cores (bench/backlog.py, 10,000 saves from two
-# sessions) 10 saved faster still, 337 a second against 262 here and 242 at the hub's priority,
-# but left 8,566 without a vector at the last save, 67 s of work; 5 left 7,667 (57 s).
+# contended core, and all of an idle one. On two cores, with two replicas embedding every save
+# of a team hub over a million memories (bench/scale.py), save p50 fell from 28-31 ms to 16-20
+# (16-18 at nice 10). bench/backlog.py's 10,000 saves from two sessions at nice 10 left 8,566
+# without a vector at the last save, 67 s of work against a 60 s target; at 5, 7,545-7,667
+# (57-61 s), as at the hub's priority (7,160, 60 s).
 BACKGROUND_NICENESS: Final = 5
 
 
