@@ -21,7 +21,14 @@ from aletheia_hub.embed.service import FETCH_SIZE, SemanticSearch
 from aletheia_hub.settings import Settings
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import upgrade_to_head
-from aletheia_hub.store.vectors import PendingCounts, memories_in, pending_counts, save_vectors
+from aletheia_hub.store.vectors import (
+    PendingCounts,
+    count_pending,
+    memories_in,
+    pending_counts,
+    pending_items,
+    save_vectors,
+)
 from tests.helpers import McpHttpClient
 from tests.hub.store.bulk import BASE_MS, NewMemory, save_many, store_on
 from tests.hub.tools.support import recalled
@@ -65,6 +72,33 @@ def test_pending_items_are_counted_by_project_with_the_oldest(database: Database
             "shop": 3,
             "billing": 2,
         }
+
+
+def test_pending_items_come_oldest_first_within_the_limit_and_the_look(
+    database: Database,
+) -> None:
+    with database.write_session() as session:
+        shop = save_many(session, notes("shop", 4))
+        billing = save_many(session, notes("billing", 2))
+    vector = np.ones(DIMENSION, dtype="<f4").tobytes()
+    with database.write_session() as session:
+        done = [("memory", shop[1], vector), ("memory", billing[0], vector)]
+        save_vectors(session=session, model=MODEL, dimension=DIMENSION, items=done)  # type: ignore[arg-type]
+    with database.read_session() as session:
+
+        def pending(**kwargs: object) -> list[int]:
+            found = pending_items(session=session, model=MODEL, **kwargs)  # type: ignore[arg-type]
+            return [item.id for item in found]
+
+        assert pending(limit=10) == [shop[0], shop[2], shop[3], billing[1]]
+        assert pending(limit=2) == [shop[0], shop[2]]
+        assert pending(limit=10, after={"memory": shop[2]}) == [shop[3], billing[1]]
+        assert pending(limit=10, projects=["billing"]) == [billing[1]]
+        other = pending_items(session=session, model="another", limit=10)
+        assert [item.id for item in other] == [*shop, *billing]
+        assert other[0].text == "Deploy step 0 of shop"
+        assert count_pending(session=session, model=MODEL) == 4
+        assert count_pending(session=session, model=MODEL, projects=["shop"]) == 3
 
 
 class Clock:

@@ -219,6 +219,8 @@ class Embedding(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("item_kind", "item_id", name="uq_embeddings_item"),
         Index("ix_embeddings_model_seq", "model", "seq"),
+        # Which items have a vector of a model, from the index alone (store/vectors.py).
+        Index("ix_embeddings_item_model", "item_kind", "model", "item_id"),
     )
     seq: int | None = Field(default=None, sa_column=Column(Integer, primary_key=True))
     item_kind: str = Field(max_length=10)  # memory or fact
