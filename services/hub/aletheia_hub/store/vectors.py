@@ -1,6 +1,6 @@
 """Stored embeddings: which memories and facts still need a vector, and the vectors made."""
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
@@ -114,36 +114,26 @@ def pending_items(
     """Memories, then facts, without a vector of `model` (oldest first), at most `limit`;
     with `after`, only those of a greater id than its own kind's (saved since a look)."""
     after = after or {}
-    memory_columns = (MEMORIES.c.id, MEMORIES.c.title, MEMORIES.c.text)
-    memories = _pending(
-        session,
-        MEMORIES,
-        MEMORY,
-        memory_columns,
-        model=model,
-        projects=projects,
-        after=after.get(MEMORY, 0),
-        limit=limit,
+    texts: tuple[tuple[ItemKind, Table, Sequence[ColumnElement[Any]], Callable[..., str]], ...] = (
+        (MEMORY, MEMORIES, (MEMORIES.c.id, MEMORIES.c.title, MEMORIES.c.text), memory_text),
+        (FACT, FACTS, (FACTS.c.id, FACTS.c.subject, FACTS.c.predicate, FACTS.c.object), fact_text),
     )
-    found = [
-        PendingItem(MEMORY, row.id, memory_text(row.title, row.text))
-        for row in session.execute(memories)
-    ]
-    if len(found) < limit:
-        fact_columns = (FACTS.c.id, FACTS.c.subject, FACTS.c.predicate, FACTS.c.object)
-        facts = _pending(
+    found: list[PendingItem] = []
+    for kind, table, columns, text_of in texts:
+        if len(found) >= limit:
+            break
+        statement = _pending(
             session,
-            FACTS,
-            FACT,
-            fact_columns,
+            table,
+            kind,
+            columns,
             model=model,
             projects=projects,
-            after=after.get(FACT, 0),
+            after=after.get(kind, 0),
             limit=limit - len(found),
         )
         found += [
-            PendingItem(FACT, row.id, fact_text(row.subject, row.predicate, row.object))
-            for row in session.execute(facts)
+            PendingItem(kind, row[0], text_of(*row[1:])) for row in session.execute(statement)
         ]
     return found
 
