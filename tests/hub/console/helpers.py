@@ -3,6 +3,7 @@
 import re
 
 from fastapi.testclient import TestClient
+from sqlmodel import Session
 
 from aletheia_hub.clock import now_ms
 from aletheia_hub.store import audit, driver, work_state
@@ -56,15 +57,18 @@ def seed(db: Database) -> dict[str, int]:
             session=session, project="billing", name="billing-todo", items=["x"], tool="tests"
         )
         for project in ("shop", "billing"):
-            audit.record_call(
-                connection=driver.of(session.connection()),
-                row=audit.CallRow(
-                    at_ms=now_ms(),
-                    token_id=None,
-                    tool="search",
-                    operation="search",
-                    project=project,
-                    result="ok",
-                ),
-            )
+            record_search(session, project)
     return {"shop": shop.id, "billing": billing.id}
+
+
+def record_search(session: Session, project: str) -> None:
+    """An audit row for a search in `project`, as a tool call leaves one."""
+    row = audit.CallRow(
+        at_ms=now_ms(),
+        token_id=None,
+        tool="search",
+        operation="search",
+        project=project,
+        result="ok",
+    )
+    audit.record_call(connection=driver.of(session.connection()), row=row)

@@ -5,12 +5,10 @@ numbers, and the project filters offer the known projects."""
 import pytest
 from fastapi.testclient import TestClient
 
-from aletheia_hub.clock import now_ms
 from aletheia_hub.settings import Settings
-from aletheia_hub.store import audit, driver
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.memories import save_memory
-from tests.hub.console.helpers import NAV, seed
+from tests.hub.console.helpers import NAV, record_search, seed
 
 
 def add_memories(settings: Settings, count: int, project: str = "shop") -> None:
@@ -30,17 +28,7 @@ def add_memories(settings: Settings, count: int, project: str = "shop") -> None:
                     files=[],
                     facts=[],
                 )
-                audit.record_call(
-                    connection=driver.of(session.connection()),
-                    row=audit.CallRow(
-                        at_ms=now_ms(),
-                        token_id=None,
-                        tool="search",
-                        operation="search",
-                        project=project,
-                        result="ok",
-                    ),
-                )
+                record_search(session, project)
     finally:
         db.dispose()
 
