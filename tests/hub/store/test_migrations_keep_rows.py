@@ -429,6 +429,11 @@ ROWS: Final[dict[str, list[Row]]] = {
         {"project": "billing", "folder": "/code/mono", "last_seen_at_ms": 2},
         {"project": "", "folder": "", "last_seen_at_ms": 0},
     ],
+    # A hub embedding a memory, and a claim its holder left to expire.
+    "embedding_claims": [
+        {"item_kind": "memory", "item_id": 1, "owner": "a" * 32, "expires_at_ms": 2},
+        {"item_kind": "fact", "item_id": 1, "owner": "", "expires_at_ms": 0},
+    ],
     # SQLite's search index (FTS5, by rowid); PostgreSQL keeps search_vector columns instead.
     "memories_fts": [
         {"rowid": 1, "project_term": "pshop", "title": "pnpm", "body": "moved", "files": "pkg"},

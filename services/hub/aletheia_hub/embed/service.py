@@ -11,6 +11,7 @@ import logging
 import os
 import threading
 import time
+import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Final, Literal
@@ -18,10 +19,12 @@ from typing import TYPE_CHECKING, Final, Literal
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Session
 
+from aletheia_hub.clock import now_ms
 from aletheia_hub.embed.backlog import Backlog
 from aletheia_hub.embed.breaker import EmbedderUnavailable
 from aletheia_hub.embed.model import INSTALL_HINT, Embedder, load_embedder
 from aletheia_hub.heap import trim_heap
+from aletheia_hub.store.claims import claim, release
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.vectors import (
     ItemKind,
@@ -98,6 +101,7 @@ class SemanticSearch:
         self._queries: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
         self._queries_lock = threading.Lock()
         self.embedded = 0  # items embedded by this process, for status and tests
+        self._owner = uuid.uuid4().hex  # this process's name on its embedding claims
         self.backlog = Backlog()
         # Every item up to these ids had a vector of the model when last looked at.
         self._done_through: dict[ItemKind, int] | None = None
@@ -240,10 +244,11 @@ class SemanticSearch:
                     projects=projects,
                     after=after,
                 )
-            if pending:
-                self._save(embedder, pending)
-                done += len(pending)
-                self.embedded += len(pending)
+            mine = self._claimed(embedder, pending)
+            if mine:
+                self._save(embedder, mine)
+                done += len(mine)
+                self.embedded += len(mine)
                 if progress is not None:
                     progress(done)
                 # What was fetched has its vectors: the next look (and count) starts past it,
@@ -257,14 +262,30 @@ class SemanticSearch:
             self.backlog.clear()
         return done
 
+    def _claimed(self, embedder: Embedder, pending: list[PendingItem]) -> list[PendingItem]:
+        """The pending items this hub embeds: not those another hub of the store is embedding
+        (store/claims.py)."""
+        if not pending:
+            return []
+        with self.db.write_session() as session:
+            mine = claim(
+                session=session,
+                model=embedder.name,
+                keys=[(item.kind, item.id) for item in pending],
+                owner=self._owner,
+                now_ms=now_ms(),
+            )
+        return [item for item in pending if (item.kind, item.id) in mine]
+
     def _save(self, embedder: Embedder, pending: list[PendingItem]) -> None:
-        vectors = embedder.embed([item.text for item in pending])
-        rows: list[tuple[ItemKind, int, bytes]] = [
-            (item.kind, item.id, vector.astype("<f4").tobytes())
-            for item, vector in zip(pending, vectors, strict=True)
-        ]
-        trim_heap()  # the model's buffers, freed by this worker thread
+        keys = [(item.kind, item.id) for item in pending]
         try:
+            vectors = embedder.embed([item.text for item in pending])
+            rows: list[tuple[ItemKind, int, bytes]] = [
+                (item.kind, item.id, vector.astype("<f4").tobytes())
+                for item, vector in zip(pending, vectors, strict=True)
+            ]
+            trim_heap()  # the model's buffers, freed by this worker thread
             with self.db.write_session() as session:
                 save_vectors(
                     session=session,
@@ -272,8 +293,21 @@ class SemanticSearch:
                     dimension=embedder.dimension,
                     items=rows,
                 )
+                release(session=session, owner=self._owner, keys=keys)
         except IntegrityError:
             logger.info("another hub stored these vectors first")
+            self._release(keys)
+        except Exception:
+            self._release(keys)  # another hub may embed them now
+            raise
+
+    def _release(self, keys: list[tuple[str, int]]) -> None:
+        """Give up these claims; when the store does not answer, they expire."""
+        try:
+            with self.db.write_session() as session:
+                release(session=session, owner=self._owner, keys=keys)
+        except SQLAlchemyError:
+            logger.info("claims left to expire: the store did not answer", exc_info=True)
 
     def query_vector(self, text: str) -> "NDArray[np.float32] | None":
         """The query's vector, or None while the model is not ready (or its server does not

@@ -231,6 +231,21 @@ class Embedding(SQLModel, table=True):
     created_at_ms: int = Field(sa_column=Column(BigInteger, nullable=False))
 
 
+class EmbeddingClaim(SQLModel, table=True):
+    """A hub embedding an item until `expires_at_ms`: replicas of one PostgreSQL store each
+    embed what the others have not claimed (store/claims.py)."""
+
+    __tablename__ = "embedding_claims"
+    item_kind: str = Field(
+        sa_column=Column(String(10), primary_key=True, autoincrement=False, nullable=False)
+    )
+    item_id: int = Field(
+        sa_column=Column(Integer, primary_key=True, autoincrement=False, nullable=False)
+    )
+    owner: str = Field(max_length=40)
+    expires_at_ms: int = Field(sa_column=Column(BigInteger, nullable=False))
+
+
 class BrowserSession(SQLModel, table=True):
     """A signed-in browser of the web console: kept in the store so every replica knows it.
     The cookie's value is never stored, only its SHA-256."""

@@ -11,6 +11,7 @@ from aletheia_hub.store.models import (
     BrowserSession,
     Dismissal,
     Embedding,
+    EmbeddingClaim,
     Entry,
     Episode,
     Fact,
@@ -45,5 +46,6 @@ API_TOKENS: Final = _table_of(ApiToken)
 AUDIT_LOG: Final = _table_of(AuditRow)
 STORE_META: Final = _table_of(StoreMeta)
 EMBEDDINGS: Final = _table_of(Embedding)
+EMBEDDING_CLAIMS: Final = _table_of(EmbeddingClaim)
 BROWSER_SESSIONS: Final = _table_of(BrowserSession)
 PROJECT_FOLDERS: Final = _table_of(ProjectFolder)
