@@ -24,7 +24,7 @@ from aletheia_hub.embed.backlog import Backlog
 from aletheia_hub.embed.breaker import EmbedderUnavailable
 from aletheia_hub.embed.model import INSTALL_HINT, Embedder, load_embedder
 from aletheia_hub.heap import trim_heap
-from aletheia_hub.store.claims import claim, release
+from aletheia_hub.store.claims import Key, claim, release
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.vectors import (
     ItemKind,
@@ -278,7 +278,7 @@ class SemanticSearch:
         return [item for item in pending if (item.kind, item.id) in mine]
 
     def _save(self, embedder: Embedder, pending: list[PendingItem]) -> None:
-        keys = [(item.kind, item.id) for item in pending]
+        keys: list[Key] = [(item.kind, item.id) for item in pending]
         try:
             vectors = embedder.embed([item.text for item in pending])
             rows: list[tuple[ItemKind, int, bytes]] = [
@@ -301,7 +301,7 @@ class SemanticSearch:
             self._release(keys)  # another hub may embed them now
             raise
 
-    def _release(self, keys: list[tuple[str, int]]) -> None:
+    def _release(self, keys: Sequence[Key]) -> None:
         """Give up these claims; when the store does not answer, they expire."""
         try:
             with self.db.write_session() as session:
