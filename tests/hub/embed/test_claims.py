@@ -1,7 +1,9 @@
 """Embedding claims: hubs serving one PostgreSQL store embed each saved item once. A hub leaves
 the items another is embedding, takes them once that claim expires, and never embeds again
-what got its vector meanwhile; on SQLite (one hub per store) nothing is claimed."""
+what got its vector meanwhile, and `aletheia reindex` says what it left to a hub; on SQLite
+(one hub per store) nothing is claimed."""
 
+import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -9,11 +11,14 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
+from aletheia_hub.clock import now_ms
+from aletheia_hub.embed.model import MODEL_NAME, missing_parts
 from aletheia_hub.embed.service import SemanticSearch
 from aletheia_hub.store.claims import HOLD_MS, claim, release
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.tables import EMBEDDING_CLAIMS, EMBEDDINGS
 from aletheia_hub.store.vectors import save_vectors
+from tests.conftest import BIN, process_env
 from tests.hub.embed.test_backlog import MODEL, GatedEmbedder, notes, wait_until
 from tests.hub.store.bulk import BASE_MS, save_many, store_on
 
@@ -107,3 +112,30 @@ def test_two_hubs_on_one_store_embed_each_item_once(postgres_store: Database) ->
     assert items == set(ids)
     assert tuple(stored) == (count, count)  # each stored once, none replaced
     assert second.embed_pending() == 0
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(bool(missing_parts()), reason="the embed extra is not installed")
+def test_reindex_leaves_what_a_hub_is_embedding_and_says_so(postgres_store: Database) -> None:
+    with postgres_store.write_session() as session:
+        ids = save_many(session, notes("shop", 3))
+        claim(
+            session=session,
+            model=MODEL_NAME,
+            keys=[("memory", ids[0])],
+            owner="a-running-hub",
+            now_ms=now_ms(),
+        )
+    done = subprocess.run(
+        [str(BIN / "aletheia"), "reindex", "--database-url", postgres_store.url],
+        env=process_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"Embedded 2 item(s) with {MODEL_NAME}." in done.stdout
+    assert "1 item(s) still wait for a vector: a hub serving this store is embedding" in done.stdout
+    with postgres_store.read_session() as session:
+        assert set(session.execute(select(EMBEDDINGS.c.item_id)).scalars()) == set(ids[1:])

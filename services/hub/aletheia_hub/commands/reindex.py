@@ -48,6 +48,13 @@ def run(args: argparse.Namespace) -> int:
         done = semantic.embed_pending(projects=args.project, progress=bar.update)
         bar.update(done, final=True)
         print(f"Embedded {done} item(s) with {model}.")
+        with db.read_session() as session:
+            left = count_pending(session=session, model=model, projects=args.project)
+        if left:
+            print(
+                f"{left} item(s) still wait for a vector: a hub serving this store is embedding"
+                " them, or they were saved meanwhile."
+            )
         return 0
     except EmbedderUnavailable as error:
         print(f"aletheia: reindex stopped: {error.reason}", file=sys.stderr)
