@@ -224,6 +224,39 @@ def test_a_scan_starved_by_a_wrong_estimate_is_followed_by_exact_ranking(
     assert [item for item, _ in found] == best
 
 
+def test_exact_ranking_of_a_small_project_reads_its_filters_from_one_index(
+    tmp_path: Path,
+) -> None:
+    """The memories that pass a search's filters come from ix_memories_project_filters alone
+    (migration 0014): their rows are not read, only their vectors."""
+    count, k = 3_000, 10
+    memories = [
+        NewMemory("small" if n % 100 == 0 else "big", f"n{n}", f"t{n}") for n in range(count)
+    ]
+    vectors = unit_rows(count, seed=12)
+    query = unit_rows(1, seed=13)[0]
+    with store_on("postgres", tmp_path) as db:
+        ids = store_vectors(db, memories, vectors)
+        with db.engine.connect() as connection:
+            connection.execution_options(isolation_level="AUTOCOMMIT").execute(
+                text("VACUUM (ANALYZE) memories")
+            )
+        filters = SearchQuery(projects=["small"], scope="project", type="note", since_ms=0)
+        where, params = pg_search.memory_filters(filters, None)
+        sql, args = pg_search.memory_statement(
+            column_of(db), pg_search.vector_literal(query), where, params, k, None, exact=True
+        )
+        with db.read_session() as session:
+            driver.scope_settings(session, plan.EXACT_PLAN)
+            cursor = session.connection().connection.driver_connection.cursor()
+            cursor.execute("EXPLAIN " + sql, args)
+            shown = "\n".join(row[0] for row in cursor.fetchall())
+        found = nearest(db, query, filters, limit=k)
+    assert "Index Only Scan using ix_memories_project_filters on memories" in shown
+    best = exact_best(ids, vectors, query, [n for n in range(count) if n % 100 == 0], k)
+    assert [item for item, _ in found] == best
+
+
 def explain(
     session: Session, column: VectorColumn, query: NDArray[np.float32], filters: SearchQuery, k: int
 ) -> str:
