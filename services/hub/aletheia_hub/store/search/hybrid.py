@@ -7,15 +7,16 @@ Without vectors (keyword mode, or the model missing) the best keyword hits are s
 by how much of the question's rare words each holds, then by their keyword score: a memory
 holding every word of a few-word question comes before one repeating some of them.
 
-The question is embedded while the keyword side searches. When the best keyword hit holds
-every word of a question of several words, the keywords decide and search does not wait
-for the vector. A question that names the speaker of some candidates ("what did Caroline
-say about ...") is embedded again without the name: in a vector, a name outweighs the few
-words of a short turn, and every turn of that speaker starts with it. A question that seems
-to name someone ("did Caroline ...", "Caroline's") is embedded without the name from the
-start, beside the question itself.
+The question is embedded, and the memories nearest it looked up, while the keyword side
+searches. When the best keyword hit holds every word of a question of several words, the
+keywords decide and search does not wait for the vector. A question that names the speaker
+of some candidates ("what did Caroline say about ...") is embedded again without the name: in
+a vector, a name outweighs the few words of a short turn, and every turn of that speaker
+starts with it. A question that seems to name someone ("did Caroline ...", "Caroline's") is
+embedded without the name from the start, beside the question itself.
 """
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Final, Literal
@@ -86,9 +87,14 @@ def hybrid_search(
     text = query.text or ""
     if not ranked:
         return HybridResult(search(session=session, query=query))
-    # The model embeds the question while the keyword side searches (both leave the GIL).
-    embedding = (
-        _QUERY_EMBEDDING.submit(semantic.query_vector, text)
+    depth = max(CANDIDATE_DEPTH, query.offset + query.limit)
+    # The model embeds the question, and the nearest memories are looked up in a session of
+    # their own, while the keyword side searches (the model and the database leave the GIL).
+    settled = threading.Event()  # set once the keywords decide: the lookup is not wanted
+    lookup = (
+        _QUERY_EMBEDDING.submit(
+            _nearest_to, semantic, text, query, 2 * depth, vectors_through, settled
+        )
         if mode != "keyword" and semantic is not None
         else None
     )
@@ -96,25 +102,27 @@ def hybrid_search(
     guessed = without_names(text, likely_names(text))
     spare = (
         _QUERY_EMBEDDING.submit(semantic.query_vector, guessed)
-        if embedding is not None and semantic is not None and guessed != text
+        if lookup is not None and semantic is not None and guessed != text
         else None
     )
     span = date_span(text, now_ms())
     if span is not None and without_phrase(text, span).strip(" ?.!"):
         query = replace(query, text=without_phrase(text, span))
-    pool = _Pool(session, query, max(CANDIDATE_DEPTH, query.offset + query.limit))
+    pool = _Pool(session, query, depth)
     keyword = pool.keyword_side(mode != "vector")
     decided = mode == "hybrid" and pool.keywords_decide(keyword)
-    vector = embedding.result() if embedding is not None and not decided else None
+    if decided:
+        settled.set()
+    found = lookup.result() if lookup is not None and not decided else None
+    vector = found.vector if found is not None else None
     note = None  # why meaning was not used, or how much of the scope it covers
-    if embedding is not None and semantic is not None:
+    if lookup is not None and semantic is not None:
         note = semantic.answer_note(session, query.projects, used=vector is not None)
     if mode == "vector" and vector is None:  # no vector: keywords after all
         keyword = pool.keyword_side(True)
-    if vector is not None and semantic is not None:
-        if vectors_through is None:
-            vectors_through = semantic.vectors_through(session)
-        pool.vector_side(semantic, vector, vectors_through)
+    if found is not None and semantic is not None:
+        vectors_through = found.through
+        pool.take_nearest(semantic, found.vector, found.items, vectors_through)
     pool.bring_neighbours()
     speakers = pool.speakers()
     named = named_speakers(text, speakers)
@@ -222,17 +230,27 @@ class _Pool:
         through: int | None,
     ) -> None:
         """The memories nearest the vector, and every candidate's cosine to it."""
-        session, query = self.session, self.query
+        query = self.query
         near = semantic.nearest(
-            session,
+            self.session,
             vector,
             kind="memory",
-            # User-wide memories may live in any project: the filters below keep the visible.
-            projects=query.projects if query.scope == "project" else None,
+            projects=_vector_projects(query),
             limit=self.depth * 2,
             through_seq=through,
             filters=query,  # with pgvector the vector query applies them itself
         )
+        self.take_nearest(semantic, vector, near, through)
+
+    def take_nearest(
+        self,
+        semantic: Meaning,
+        vector: "NDArray[np.float32]",
+        near: list[tuple[int, float]],
+        through: int | None,
+    ) -> None:
+        """The memories found nearest the vector, as candidates, and every candidate's cosine
+        to it."""
         self._add([i for i, _ in near if i not in self.hits])
         found = [i for i, _ in near if i in self.hits]
         self.near = list(dict.fromkeys([*self.near, *found]))
@@ -288,3 +306,45 @@ class _Pool:
         self.hits.update(visible)
         self.held.update(held_terms(session=self.session, ids=list(visible)))
         return [item for item in ids if item in visible]
+
+
+@dataclass(frozen=True, slots=True)
+class _Nearest:
+    """The question's vector and the memories nearest it, under the vectors' bound."""
+
+    vector: "NDArray[np.float32]"
+    items: list[tuple[int, float]]
+    through: int | None
+
+
+def _nearest_to(
+    semantic: Meaning,
+    text: str,
+    query: SearchQuery,
+    limit: int,
+    through: int | None,
+    settled: threading.Event,
+) -> _Nearest | None:
+    """Embed the question and look up the memories nearest it under the query's scope and
+    filters, beside the keyword side; None without a vector. The lookup is skipped when the
+    keywords have decided by the time the vector is there."""
+    vector = semantic.query_vector(text)
+    if vector is None:
+        return None
+    if settled.is_set():
+        return _Nearest(vector, [], through)
+    items, bound = semantic.nearest_apart(
+        vector,
+        kind="memory",
+        projects=_vector_projects(query),
+        limit=limit,
+        through_seq=through,
+        filters=query,  # with pgvector the vector query applies them itself
+    )
+    return _Nearest(vector, items, bound)
+
+
+def _vector_projects(query: SearchQuery) -> list[str] | None:
+    """The projects the vector side searches: user-wide memories may live in any project, and
+    the filters keep the visible ones."""
+    return list(query.projects) if query.scope == "project" and query.projects is not None else None

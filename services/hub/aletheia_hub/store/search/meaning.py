@@ -43,6 +43,20 @@ class Meaning(Protocol):
         """The stored items nearest the query vector, with their cosine."""
         ...
 
+    def nearest_apart(
+        self,
+        query: "NDArray[np.float32]",
+        *,
+        kind: ItemKind,
+        projects: Sequence[str] | None,
+        limit: int,
+        through_seq: int | None = None,
+        filters: SearchQuery | None = None,
+    ) -> tuple[list[tuple[int, float]], int | None]:
+        """nearest() in a read session of its own, for a thread beside the request's: the
+        items, and the bound it searched under (`through_seq`, or the newest vector's seq)."""
+        ...
+
     def similarities(
         self,
         query: "NDArray[np.float32]",
