@@ -257,6 +257,40 @@ def test_exact_ranking_of_a_small_project_reads_its_filters_from_one_index(
     assert [item for item, _ in found] == best
 
 
+def test_a_scan_that_filters_most_of_the_store_out_reads_twice_what_it_keeps(
+    tmp_path: Path,
+) -> None:
+    """Relaxed order yields the passing memories only roughly nearest first: in a big store,
+    a scan where few pass reads OVERFETCH times the limit and keeps the nearest; one where
+    most pass, or in a smaller store, reads the limit."""
+    assert plan.fetched(60, passing=50_000, stored=1_000_000) == 60 * plan.OVERFETCH
+    assert plan.fetched(60, passing=500_000, stored=1_000_000) == 60
+    assert plan.fetched(60, passing=5_000, stored=100_000) == 60
+    assert plan.fetched(60, passing=0, stored=0) == 60
+    count, k = 1_200, 10
+    memories = [
+        NewMemory("small" if n % 20 == 0 else "big", f"n{n}", f"t{n}") for n in range(count)
+    ]
+    vectors = unit_rows(count, seed=14)
+    query = unit_rows(1, seed=15)[0]
+    with store_on("postgres", tmp_path) as db:
+        ids = store_vectors(db, memories, vectors)
+        assert ensure_hnsw(db.engine, column_of(db), concurrently=False)
+        with db.engine.connect() as connection:
+            connection.execute(text("ANALYZE memories, embedding_vectors"))
+            connection.commit()
+        # The index's path for the 60 passing memories (5% of the store), as in a big store.
+        with pytest.MonkeyPatch.context() as patched:
+            patched.setattr(plan, "EXACT_MIN", 10)
+            patched.setattr(plan, "EXACT_FACTOR", 0.0)
+            patched.setattr(plan, "OVERFETCH_FROM", count)
+            found = nearest(db, query, SearchQuery(projects=["small"], scope="project"), k)
+    best = exact_best(ids, vectors, query, [n for n in range(count) if n % 20 == 0], k)
+    assert len(found) == k
+    assert found == sorted(found, key=lambda hit: -hit[1])
+    assert len({item for item, _ in found} & set(best)) >= 0.9 * k
+
+
 def explain(
     session: Session, column: VectorColumn, query: NDArray[np.float32], filters: SearchQuery, k: int
 ) -> str:

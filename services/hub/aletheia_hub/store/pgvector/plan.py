@@ -18,9 +18,11 @@ from sqlmodel import Session
 from aletheia_hub.store import driver
 from aletheia_hub.store.pgvector.rows import VECTOR_TABLE
 
-# An iterative index scan's cost per entry read over exact ranking's per passing memory
-# (bench/scale.py: about 40 and 8 microseconds at 100,000 memories on 2 cores).
-EXACT_FACTOR: Final = 5.0
+# An iterative index scan's cost per entry read over exact ranking's per passing memory.
+# bench/scale.py, where both take the same time: about 7,000 passing memories at 100,000
+# and 27,000 at a million (exact ranking reads no memory row since migration 0014, and a
+# scan in a big store reads twice what it keeps); 10 puts the line at 7,700 and 24,500.
+EXACT_FACTOR: Final = 10.0
 EXACT_MIN: Final = 1_000  # exact ranking of this many takes a few milliseconds at most
 # Candidates the HNSW scan keeps (pgvector's default is 40, its most 1,000); at least the
 # results wanted. Questions are worded unlike the notes they find, which an HNSW graph of
@@ -30,6 +32,16 @@ EXACT_MIN: Final = 1_000  # exact ranking of this many takes a few milliseconds 
 # from 100 on.
 EF_SEARCH: Final = 800
 MIN_SCAN_TUPLES: Final = 20_000  # pgvector's default hnsw.max_scan_tuples
+# A filtered scan (relaxed order) yields the memories that pass roughly nearest first, and
+# in a big store the first `limit` of them miss some of the nearest: at a million memories,
+# in projects of 8.7% and 12% of the store, 0.916 and 0.936 of the 60 nearest questions'
+# vectors at ef_search 800 (1,000 gave 0.940 and 0.958). Reading twice as many and keeping
+# the nearest found 0.975 and 0.983, in 54-55 ms instead of 28-30 (bench/scale.py). A fifth
+# of the store passing found 0.961 already; at 100,000 memories the same projects found 0.992
+# and 0.996 without it (28 ms), and 1.000 with it (49-52 ms).
+OVERFETCH: Final = 2
+OVERFETCH_BELOW: Final = 0.15  # the share of the store passing the filters
+OVERFETCH_FROM: Final = 500_000  # stored vectors
 SCAN_MARGIN: Final = 4  # entries read per result wanted, times the share that passes
 # The plans these queries need, whatever the planner estimates. A parallel worker costs more
 # to start than they take (on 2 cores it made exact ranking 5 times slower); past the line,
@@ -66,6 +78,12 @@ def count_passing(session: Session, where: str, params: list[Any], cap: int) -> 
     """How many memories pass the filters, counting stops at `cap`."""
     sql = f"SELECT count(*) FROM (SELECT 1 FROM memories m WHERE {where} LIMIT %s) AS passing"
     return int(driver.scalar(session, sql, [*params, cap]))
+
+
+def fetched(limit: int, passing: float, stored: float) -> int:
+    """How many results to read from a filtered index scan to keep its `limit` nearest."""
+    wide = stored >= OVERFETCH_FROM and passing < OVERFETCH_BELOW * stored
+    return limit * OVERFETCH if wide else limit
 
 
 def hnsw_settings(limit: int, passing: float, stored: float) -> dict[str, str]:

@@ -5,11 +5,13 @@ HNSW is approximate and filters apply to what its scan returns, so a small proje
 store could be starved of results. Guards (plan.py): when few memories pass the filters they
 are ranked exactly, every distance computed; otherwise the index scan is iterative (pgvector
 0.8) and may read as many entries as the filters' share of the store needs to yield `limit`
-of them; a scan that still yields fewer is followed by exact ranking.
+of them; a scan that still yields fewer is followed by exact ranking. In a big store, a scan
+that filters out most of it reads twice as many as wanted and keeps the nearest: the order in
+which it yields them is only roughly the nearest first.
 """
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 import numpy as np
@@ -50,13 +52,15 @@ def nearest_memories(
     # The estimate is checked when it says exact: a stale one must not mean a huge sort.
     counted = plan.count_passing(session, where, params, line + 1) if estimate <= line else None
     if column.indexable and (counted is None or counted > line):
-        found = nearest.run(session, plan.hnsw_settings(limit, estimate, stored))
+        fetch = plan.fetched(limit, estimate, stored)
+        scan = replace(nearest, limit=fetch)
+        found = scan.run(session, plan.hnsw_settings(fetch, estimate, stored))
         if len(found) >= limit:
-            return _best_first(found)
+            return _best_first(found)[:limit]
         if counted is None:  # starved: did fewer pass than the estimate said?
             counted = plan.count_passing(session, where, params, line + 1)
         if counted > line:  # no: fewer of them have vectors, and these are the nearest
-            return _best_first(found)
+            return _best_first(found)[:limit]
     return _best_first(nearest.run(session, None))
 
 
