@@ -3,7 +3,6 @@ the items another is embedding, takes them once that claim expires, and never em
 what got its vector meanwhile, and `aletheia reindex` says what it left to a hub; on SQLite
 (one hub per store) nothing is claimed."""
 
-import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,8 +17,8 @@ from aletheia_hub.store.claims import HOLD_MS, claim, release
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.tables import EMBEDDING_CLAIMS, EMBEDDINGS
 from aletheia_hub.store.vectors import save_vectors
-from tests.conftest import BIN, process_env
 from tests.hub.embed.test_backlog import MODEL, GatedEmbedder, notes, wait_until
+from tests.hub.embed.test_semantic_search import reindex
 from tests.hub.store.bulk import BASE_MS, save_many, store_on
 
 
@@ -126,14 +125,7 @@ def test_reindex_leaves_what_a_hub_is_embedding_and_says_so(postgres_store: Data
             owner="a-running-hub",
             now_ms=now_ms(),
         )
-    done = subprocess.run(
-        [str(BIN / "aletheia"), "reindex", "--database-url", postgres_store.url],
-        env=process_env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = reindex(postgres_store.url)
     assert done.returncode == 0, done.stderr
     assert f"Embedded 2 item(s) with {MODEL_NAME}." in done.stdout
     assert "1 item(s) still wait for a vector: a hub serving this store is embedding" in done.stdout

@@ -46,6 +46,17 @@ def store_vectors(
     return ids
 
 
+def small_among_big(
+    count: int, *, every: int, seed: int
+) -> tuple[list[NewMemory], NDArray[np.float32], NDArray[np.float32]]:
+    """`count` memories, one in `every` of project "small" and the rest of "big", their random
+    unit vectors, and a query vector."""
+    memories = [
+        NewMemory("small" if n % every == 0 else "big", f"n{n}", f"t{n}") for n in range(count)
+    ]
+    return memories, unit_rows(count, seed=seed), unit_rows(1, seed=seed + 1)[0]
+
+
 def column_of(db: Database) -> VectorColumn:
     with db.engine.connect() as connection:
         schema = extension_schema(connection)
@@ -160,11 +171,7 @@ def test_a_selective_project_in_a_larger_store_still_gets_its_k_nearest_from_the
     monkeypatch.setattr(plan, "EXACT_MIN", 10)
     monkeypatch.setattr(plan, "EXACT_FACTOR", 0.0)
     count, k = 2_000, 30
-    memories = [
-        NewMemory("small" if n % 50 == 0 else "big", f"n{n}", f"t{n}") for n in range(count)
-    ]
-    vectors = unit_rows(count, seed=4)
-    query = unit_rows(1, seed=5)[0]
+    memories, vectors, query = small_among_big(count, every=50, seed=4)
     with store_on("postgres", tmp_path) as db:
         ids = store_vectors(db, memories, vectors)
         column = column_of(db)
@@ -190,11 +197,7 @@ def test_a_scan_starved_by_a_wrong_estimate_is_followed_by_exact_ranking(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     count, k = 600, 20
-    memories = [
-        NewMemory("small" if n % 20 == 0 else "big", f"n{n}", f"t{n}") for n in range(count)
-    ]
-    vectors = unit_rows(count, seed=9)
-    query = unit_rows(1, seed=10)[0]
+    memories, vectors, query = small_among_big(count, every=20, seed=9)
     with store_on("postgres", tmp_path) as db:
         ids = store_vectors(db, memories, vectors)
         assert ensure_hnsw(db.engine, column_of(db), concurrently=False)
@@ -230,11 +233,7 @@ def test_exact_ranking_of_a_small_project_reads_its_filters_from_one_index(
     """The memories that pass a search's filters come from ix_memories_project_filters alone
     (migration 0014): their rows are not read, only their vectors."""
     count, k = 3_000, 10
-    memories = [
-        NewMemory("small" if n % 100 == 0 else "big", f"n{n}", f"t{n}") for n in range(count)
-    ]
-    vectors = unit_rows(count, seed=12)
-    query = unit_rows(1, seed=13)[0]
+    memories, vectors, query = small_among_big(count, every=100, seed=12)
     with store_on("postgres", tmp_path) as db:
         ids = store_vectors(db, memories, vectors)
         with db.engine.connect() as connection:
@@ -268,11 +267,7 @@ def test_a_scan_that_filters_most_of_the_store_out_reads_twice_what_it_keeps(
     assert plan.fetched(60, passing=5_000, stored=100_000) == 60
     assert plan.fetched(60, passing=0, stored=0) == 60
     count, k = 1_200, 10
-    memories = [
-        NewMemory("small" if n % 20 == 0 else "big", f"n{n}", f"t{n}") for n in range(count)
-    ]
-    vectors = unit_rows(count, seed=14)
-    query = unit_rows(1, seed=15)[0]
+    memories, vectors, query = small_among_big(count, every=20, seed=14)
     with store_on("postgres", tmp_path) as db:
         ids = store_vectors(db, memories, vectors)
         assert ensure_hnsw(db.engine, column_of(db), concurrently=False)

@@ -14,6 +14,7 @@ import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Final, Literal
 
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
@@ -358,30 +359,9 @@ class SemanticSearch:
             filters=filters,
         )
 
-    def nearest_apart(
-        self,
-        query: "NDArray[np.float32]",
-        *,
-        kind: ItemKind,
-        projects: Sequence[str] | None,
-        limit: int,
-        through_seq: int | None = None,
-        filters: "SearchQuery | None" = None,
-    ) -> tuple[list[tuple[int, float]], int | None]:
-        """nearest() in a read session of its own, for a thread beside the request's: the
-        items, and the bound it searched under (`through_seq`, or the newest vector's seq)."""
-        with self.db.read_session() as session:
-            through = through_seq if through_seq is not None else self.vectors_through(session)
-            found = self.nearest(
-                session,
-                query,
-                kind=kind,
-                projects=projects,
-                limit=limit,
-                through_seq=through,
-                filters=filters,
-            )
-        return found, through
+    def read_session(self) -> AbstractContextManager[Session]:
+        """A read session of the store of its own, for a thread beside the request's."""
+        return self.db.read_session()
 
     def vectors_through(self, session: Session) -> int | None:
         """The seq of the last stored vector, once loaded: a bound that keeps later vectors

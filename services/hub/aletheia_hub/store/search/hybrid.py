@@ -333,14 +333,17 @@ def _nearest_to(
         return None
     if settled.is_set():
         return _Nearest(vector, [], through)
-    items, bound = semantic.nearest_apart(
-        vector,
-        kind="memory",
-        projects=_vector_projects(query),
-        limit=limit,
-        through_seq=through,
-        filters=query,  # with pgvector the vector query applies them itself
-    )
+    with semantic.read_session() as session:
+        bound = through if through is not None else semantic.vectors_through(session)
+        items = semantic.nearest(
+            session,
+            vector,
+            kind="memory",
+            projects=_vector_projects(query),
+            limit=limit,
+            through_seq=bound,
+            filters=query,  # with pgvector the vector query applies them itself
+        )
     return _Nearest(vector, items, bound)
 
 

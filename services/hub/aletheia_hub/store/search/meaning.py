@@ -3,6 +3,7 @@ vectors and the similarity of given ones. The hub's embedder (embed/service.py) 
 ranking (hybrid.py) knows only this shape, so the model and its worker stay in embed/."""
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Protocol
 
 from sqlmodel import Session
@@ -43,18 +44,8 @@ class Meaning(Protocol):
         """The stored items nearest the query vector, with their cosine."""
         ...
 
-    def nearest_apart(
-        self,
-        query: "NDArray[np.float32]",
-        *,
-        kind: ItemKind,
-        projects: Sequence[str] | None,
-        limit: int,
-        through_seq: int | None = None,
-        filters: SearchQuery | None = None,
-    ) -> tuple[list[tuple[int, float]], int | None]:
-        """nearest() in a read session of its own, for a thread beside the request's: the
-        items, and the bound it searched under (`through_seq`, or the newest vector's seq)."""
+    def read_session(self) -> AbstractContextManager[Session]:
+        """A read session of the store of its own, for a thread beside the request's."""
         ...
 
     def similarities(
