@@ -360,8 +360,9 @@ class SemanticSearch:
         )
 
     def read_session(self) -> AbstractContextManager[Session]:
-        """A read session of the store of its own, for a thread beside the request's."""
-        return self.db.read_session()
+        """A read session of the store of its own, for a thread beside the request's, from
+        connections requests do not hold (Database.side_session)."""
+        return self.db.side_session()
 
     def vectors_through(self, session: Session) -> int | None:
         """The seq of the last stored vector, once loaded: a bound that keeps later vectors

@@ -15,6 +15,9 @@ from aletheia_hub.store.driver import Driver, mark_of
 
 SQLITE_BUSY_TIMEOUT_MS: Final = 10_000
 PG_POOL_SIZE: Final = 40  # the size of the worker thread pool that runs store calls
+# Connections of side_session: as many as threads that work beside a request (hybrid search's
+# question embedders, store/search/hybrid.py).
+SIDE_CONNECTIONS: Final = 2
 # Page cache per connection: SQLite's default. Each connection keeps its own, in the hub's
 # resident memory; 8 and 32 MB made no search over 100,000 memories faster (the system's
 # file cache holds the index all the same).
@@ -53,12 +56,33 @@ class Database:
             )
             self._write_engine = self.engine
             self._statement_engine = self.engine
+        self._side_engine = (
+            self.engine  # another engine would open another database, an empty one
+            if self.is_sqlite and not _sqlite_file(url)
+            else _sqlite_engine(url, begin="BEGIN", connections=SIDE_CONNECTIONS)
+            if self.is_sqlite
+            else create_engine(
+                url,
+                pool_pre_ping=True,
+                pool_size=SIDE_CONNECTIONS,
+                max_overflow=0,
+                hide_parameters=True,
+            )
+        )
         self._write_lock = threading.Lock() if self.is_sqlite else None
 
     @contextmanager
     def read_session(self) -> Iterator[Session]:
         """A session for reads; rolled back at the end."""
         with Session(self.engine, expire_on_commit=False) as session:
+            yield session
+
+    @contextmanager
+    def side_session(self) -> Iterator[Session]:
+        """A session for reads from connections of its own, for a thread a request waits for
+        while it holds its own connection: when every request holds one of the pool's, that
+        thread must not wait for the pool too (each would wait on the other)."""
+        with Session(self._side_engine, expire_on_commit=False) as session:
             yield session
 
     @contextmanager
@@ -123,6 +147,8 @@ class Database:
             self._write_engine.dispose()
         if self._statement_engine is not self.engine:
             self._statement_engine.dispose()
+        if self._side_engine is not self.engine:
+            self._side_engine.dispose()
 
 
 class StoreBusy(Exception):
@@ -155,17 +181,30 @@ def _committing_session(engine: Engine) -> Iterator[Session]:
             raise
 
 
+def _sqlite_file(url: str) -> bool:
+    """Whether a SQLite URL names a file (not a database in memory)."""
+    parsed = make_url(url)
+    database = parsed.database
+    return bool(database) and database != ":memory:" and parsed.query.get("mode") != "memory"
+
+
 def _ensure_sqlite_folder(url: str) -> None:
     database = make_url(url).database
-    if database and database != ":memory:":
+    if database and _sqlite_file(url):
         Path(database).parent.mkdir(parents=True, exist_ok=True)
 
 
-def _sqlite_engine(url: str, *, begin: str | None) -> Engine:
+def _sqlite_engine(url: str, *, begin: str | None, connections: int | None = None) -> Engine:
+    """An engine on the SQLite file; `connections` bounds its pool (SQLAlchemy's default
+    otherwise: 5, and 10 more for a while)."""
+    pool: dict[str, Any] = (
+        {"pool_size": connections, "max_overflow": 0} if connections is not None else {}
+    )
     engine = create_engine(
         url,
         connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
         hide_parameters=True,  # error messages and logs never carry stored values
+        **pool,
     )
 
     @event.listens_for(engine, "connect")

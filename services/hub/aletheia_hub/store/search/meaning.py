@@ -45,7 +45,8 @@ class Meaning(Protocol):
         ...
 
     def read_session(self) -> AbstractContextManager[Session]:
-        """A read session of the store of its own, for a thread beside the request's."""
+        """A read session of the store of its own, for a thread beside the request's: one
+        that never waits for the connections requests hold."""
         ...
 
     def similarities(
