@@ -25,7 +25,7 @@ from aletheia_hub.embed.backlog import Backlog
 from aletheia_hub.embed.breaker import EmbedderUnavailable
 from aletheia_hub.embed.model import INSTALL_HINT, Embedder, load_embedder
 from aletheia_hub.heap import trim_heap
-from aletheia_hub.store.claims import Key, claim, release
+from aletheia_hub.store.claims import Key, claim, release, shared
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.vectors import (
     ItemKind,
@@ -266,8 +266,8 @@ class SemanticSearch:
     def _claimed(self, embedder: Embedder, pending: list[PendingItem]) -> list[PendingItem]:
         """The pending items this hub embeds: not those another hub of the store is embedding
         (store/claims.py)."""
-        if not pending:
-            return []
+        if not pending or not shared(self.db):
+            return pending  # one hub serves a SQLite store: no write transaction for nothing
         with self.db.write_session() as session:
             mine = claim(
                 session=session,
@@ -304,6 +304,8 @@ class SemanticSearch:
 
     def _release(self, keys: Sequence[Key]) -> None:
         """Give up these claims; when the store does not answer, they expire."""
+        if not shared(self.db):
+            return
         try:
             with self.db.write_session() as session:
                 release(session=session, owner=self._owner, keys=keys)

@@ -18,6 +18,7 @@ from sqlalchemy import ColumnElement, and_, delete, false, or_, select
 from sqlalchemy.dialects import postgresql
 from sqlmodel import Session
 
+from aletheia_hub.store.db import Database
 from aletheia_hub.store.tables import EMBEDDING_CLAIMS, EMBEDDINGS
 
 # Longer than a batch of FETCH_SIZE items takes on a busy machine (128 notes at 30 a second),
@@ -75,9 +76,13 @@ def release(*, session: Session, owner: str, keys: Iterable[Key]) -> None:
         )
 
 
+def shared(db: Database) -> bool:
+    """Whether several hubs may serve this store and claims are kept (PostgreSQL)."""
+    return not db.is_sqlite
+
+
 def _shared(session: Session) -> bool:
-    """Whether several hubs may serve this store (PostgreSQL)."""
-    return session.get_bind().dialect.name == "postgresql"
+    return session.get_bind().dialect.name != "sqlite"
 
 
 def _matching(
