@@ -2,7 +2,7 @@
 and facts, a save's dedupe key, and the audit row, on SQLite and PostgreSQL."""
 
 import pytest
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select, text, update
 
 from aletheia_hub.store import audit, driver
 from aletheia_hub.store.db import Database
@@ -95,3 +95,34 @@ def test_an_audit_row_is_written_with_its_transaction_or_not_at_all(store_db: Da
     with store_db.read_session() as session:
         rows = audit.list_calls(session=session)
     assert [(r.tool, r.project, r.result) for r in rows] == [("search", "shop", "ok")]
+
+
+def test_a_save_on_postgresql_writes_its_row_once_words_and_all(store_db: Database) -> None:
+    if store_db.engine.dialect.name != "postgresql":
+        pytest.skip("the words are a column of the row on PostgreSQL only")
+    with store_db.write_session() as session:
+        saved = save_memory(
+            session=session,
+            project="shop",
+            text="Staging deploys need the VPN",
+            title="Staging access",
+            type="gotcha",
+            kind="note",
+            tool="tests",
+            pinned=False,
+            files=["ops/vpn.md"],
+        )
+        # This transaction's own counts: an UPDATE would write the row (and its indexes) twice.
+        written = session.execute(
+            text(
+                "SELECT pg_stat_get_xact_tuples_inserted('memories'::regclass),"
+                " pg_stat_get_xact_tuples_updated('memories'::regclass)"
+            )
+        ).one()
+    assert tuple(written) == (1, 0)
+    with store_db.read_session() as session:
+        words = session.execute(
+            text("SELECT search_vector::text FROM memories WHERE id = :id"), {"id": saved.id}
+        ).scalar_one()
+    # The title's words weigh A, the text's and the file path's B, as search expects.
+    assert words == "'access':2A 'deploy':4B 'md':9B 'need':5B 'op':7B 'stage':1A,3B 'vpn':6B,8B"

@@ -21,14 +21,13 @@ from sqlmodel import Session
 from aletheia_hub.clock import now_ms
 from aletheia_hub.redact import redact
 from aletheia_hub.store.entries import insert_entry
-from aletheia_hub.store.search import index_memory
+from aletheia_hub.store.search import insert_memory
 from aletheia_hub.store.search.model import PROJECT_SCOPE, USER_SCOPE
 from aletheia_hub.store.tables import ENTRIES, MEMORIES, MEMORY_FILES
 
 TITLE_FROM_TEXT_CHARS: Final = 100
 DEFAULT_IMPORTANCE: Final = 3
 REASON_MAX_CHARS: Final = 1000
-_NEW_MEMORY: Final = insert(MEMORIES)
 _NEW_FILE: Final = insert(MEMORY_FILES)
 _NEW_ENTRY: Final = insert(ENTRIES)
 
@@ -145,8 +144,8 @@ def write_memory(session: Session, memory: CleanMemory, *, memory_id: int | None
             if draft.superseded_at_ms is None
             else superseded_hash(memory.content_hash, memory_id)
         )
-        connection.execute(
-            _NEW_MEMORY,
+        insert_memory(
+            connection,
             {
                 "id": memory_id,
                 "project": draft.project,
@@ -168,19 +167,12 @@ def write_memory(session: Session, memory: CleanMemory, *, memory_id: int | None
                 "importance": draft.importance,
                 "concepts_json": json.dumps(list(memory.concepts)),
             },
+            memory.files,
         )
         if memory.files:
             connection.execute(
                 _NEW_FILE, [{"memory_id": memory_id, "path": path} for path in memory.files]
             )
-    index_memory(
-        session=session,
-        memory_id=memory_id,
-        project=draft.project,
-        title=memory.title,
-        text=memory.text,
-        files=list(memory.files),
-    )
     return memory_id
 
 

@@ -1,6 +1,6 @@
 """Keyword search over memories and facts: SQLite FTS5 or PostgreSQL full text, one API."""
 
-from aletheia_hub.store.search.engine import index_fact, index_memory, search
+from aletheia_hub.store.search.engine import index_fact, index_memory, insert_memory, search
 from aletheia_hub.store.search.model import FactHit, MemoryHit, SearchQuery, SearchResult
 
 __all__ = [
@@ -10,5 +10,6 @@ __all__ = [
     "SearchResult",
     "index_fact",
     "index_memory",
+    "insert_memory",
     "search",
 ]

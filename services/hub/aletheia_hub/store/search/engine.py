@@ -2,11 +2,11 @@
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Final
 
-from sqlalchemy import and_, func, select
+from sqlalchemy import Connection, and_, func, select
 from sqlmodel import Session
 
 from aletheia_hub.store import driver
@@ -39,10 +39,16 @@ def backend_for(session: Session) -> KeywordIndex:
     return SQLITE_INDEX if dialect == "sqlite" else POSTGRES_INDEX
 
 
+def insert_memory(connection: Connection, row: Mapping[str, Any], files: Sequence[str]) -> None:
+    """Write a new memory's row (its columns by name) with its keyword index."""
+    backend = SQLITE_INDEX if connection.dialect.name == "sqlite" else POSTGRES_INDEX
+    backend.insert_memory(connection, row, files)
+
+
 def index_memory(
     *, session: Session, memory_id: int, project: str, title: str, text: str, files: Sequence[str]
 ) -> None:
-    """Add a memory to the keyword index."""
+    """Add a memory already written to the keyword index."""
     backend_for(session).index_memory(session, memory_id, project, title, text, files)
 
 

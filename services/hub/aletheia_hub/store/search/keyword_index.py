@@ -2,9 +2,10 @@
 postings for a large store) and postgres_backend (tsvector) are the two; engine.backend_for
 picks the session's."""
 
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
+from sqlalchemy import Connection
 from sqlmodel import Session
 
 from aletheia_hub.store.search.maxscore import Over, QueryTerm
@@ -17,6 +18,12 @@ class KeywordIndex(Protocol):
     @property
     def MARK(self) -> str:  # the modules hold it as a constant
         """The driver's parameter mark in the statements a backend writes."""
+        ...
+
+    def insert_memory(
+        self, connection: Connection, row: Mapping[str, Any], files: Sequence[str]
+    ) -> None:
+        """Write a new memory's row (its columns by name) and put it in the index."""
         ...
 
     def index_memory(

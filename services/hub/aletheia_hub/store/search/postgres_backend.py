@@ -3,11 +3,12 @@
 Rarity comes from counts, or on a large store from the planner's statistics (pg_stats.py);
 which matches a ranking pass reads, every one or the newest, from pg_reading.py."""
 
+import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from sqlalchemy import text
+from sqlalchemy import Connection, TextClause, text
 from sqlmodel import Session
 
 from aletheia_hub.store import driver
@@ -33,21 +34,44 @@ _TSQUERY: Final = f"to_tsquery('{CONFIG}'::regconfig, %s::varchar)"
 TS_RANK_SHARE: Final = 1.61
 
 
+# A memory's words: the title's weigh more (A) than the text's and file paths' (B).
+_MEMORY_VECTOR: Final = (
+    "setweight(to_tsvector('simple', :index_title), 'A') || "
+    "setweight(to_tsvector('simple', :index_body), 'B')"
+)
+
+
+def insert_memory(connection: Connection, row: Mapping[str, Any], files: Sequence[str]) -> None:
+    """The row and its words in one INSERT: an UPDATE after it would write the row again, and
+    every index entry of it (the words are indexed, so it is no heap-only update)."""
+    connection.execute(
+        _insert_with_words(tuple(row)), {**row, **_memory_words(row["title"], row["text"], files)}
+    )
+
+
 def index_memory(
     session: Session, memory_id: int, _project: str, title: str, body: str, files: Sequence[str]
 ) -> None:
     session.execute(
-        text(
-            "UPDATE memories SET search_vector = "
-            "setweight(to_tsvector('simple', :title), 'A') || "
-            "setweight(to_tsvector('simple', :body), 'B') WHERE id = :id"
-        ),
-        {
-            "id": memory_id,
-            "title": index_terms(title),
-            "body": index_terms(body + " " + " ".join(files)),
-        },
+        text(f"UPDATE memories SET search_vector = {_MEMORY_VECTOR} WHERE id = :id"),
+        {"id": memory_id, **_memory_words(title, body, files)},
     )
+
+
+@functools.cache
+def _insert_with_words(columns: tuple[str, ...]) -> TextClause:
+    values = ", ".join(f":{column}" for column in columns)
+    return text(
+        f"INSERT INTO memories ({', '.join(columns)}, search_vector)"
+        f" VALUES ({values}, {_MEMORY_VECTOR})"
+    )
+
+
+def _memory_words(title: str, body: str, files: Sequence[str]) -> dict[str, str]:
+    return {
+        "index_title": index_terms(title),
+        "index_body": index_terms(body + " " + " ".join(files)),
+    }
 
 
 def index_fact(session: Session, fact_id: int, _project: str, body: str) -> None:

@@ -2,11 +2,11 @@
 
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from sqlalchemy import text
+from sqlalchemy import Connection, insert, text
 from sqlmodel import Session
 
 from aletheia_hub.store import driver
@@ -29,6 +29,7 @@ from aletheia_hub.store.search.postings import (
 )
 from aletheia_hub.store.search.postings_registry import postings_for
 from aletheia_hub.store.search.terms import index_terms, project_term
+from aletheia_hub.store.tables import MEMORIES
 
 # bm25 column weights: project_term, title, body, files (postings weigh them alike).
 MEMORY_RANK = f"bm25(memories_fts, 0.0, {TITLE_WEIGHT:.1f}, {BODY_WEIGHT:.1f}, {FILES_WEIGHT:.1f})"
@@ -44,14 +45,34 @@ MARK: Final = driver.SQLITE_MARK
 # once per rowid.
 
 
+_NEW_MEMORY: Final = insert(MEMORIES)
+_NEW_INDEX_ROW: Final = text(
+    "INSERT INTO memories_fts(rowid, project_term, title, body, files) "
+    "VALUES (:id, :project, :title, :body, :files)"
+)
+
+
+def insert_memory(connection: Connection, row: Mapping[str, Any], files: Sequence[str]) -> None:
+    connection.execute(_NEW_MEMORY, dict(row))
+    _index_memory(connection, row["id"], row["project"], row["title"], row["text"], files)
+
+
 def index_memory(
     session: Session, memory_id: int, project: str, title: str, body: str, files: Sequence[str]
 ) -> None:
-    session.execute(
-        text(
-            "INSERT INTO memories_fts(rowid, project_term, title, body, files) "
-            "VALUES (:id, :project, :title, :body, :files)"
-        ),
+    _index_memory(session.connection(), memory_id, project, title, body, files)
+
+
+def _index_memory(
+    connection: Connection,
+    memory_id: int,
+    project: str,
+    title: str,
+    body: str,
+    files: Sequence[str],
+) -> None:
+    connection.execute(
+        _NEW_INDEX_ROW,
         {
             "id": memory_id,
             "project": project_term(project),
