@@ -23,6 +23,7 @@ from sqlmodel import Session
 from aletheia_hub.clock import now_ms
 from aletheia_hub.embed.backlog import Backlog
 from aletheia_hub.embed.breaker import EmbedderUnavailable
+from aletheia_hub.embed.burst import Burst
 from aletheia_hub.embed.model import INSTALL_HINT, Embedder, load_embedder
 from aletheia_hub.heap import trim_heap
 from aletheia_hub.store.claims import Key, claim, release, shared
@@ -97,6 +98,7 @@ class SemanticSearch:
         self._embedder: Embedder | None = None
         self._index: VectorSearch | None = None
         self._wake = threading.Event()
+        self._burst = Burst(enough=FETCH_SIZE)  # saves gathered before a pass (burst.py)
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._queries: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
@@ -132,7 +134,8 @@ class SemanticSearch:
             self._embedder.close()
 
     def notify_saved(self) -> None:
-        """Something was written: embed it soon."""
+        """Something was written: embed it soon, with the saves that follow close behind."""
+        self._burst.saved()
         self._wake.set()
 
     def load(self) -> bool:
@@ -196,8 +199,15 @@ class SemanticSearch:
             except EmbedderUnavailable as error:
                 pause = max(error.retry_in, MIN_PAUSE_SECONDS)
                 logger.warning("embedding paused for %.0f s: %s", pause, error.reason)
-            self._wake.wait(pause)
+            if self._wake.wait(pause):
+                self._gather()
             self._wake.clear()
+
+    def _gather(self) -> None:
+        """Woken by a save: wait while a burst of saves goes on, then embed them together."""
+        while (left := self._burst.wait_s()) > 0 and not self._stopping.wait(left):
+            pass
+        self._burst.take()
 
     def _loaded(self) -> bool:
         """Load the embedder, again and again while a server does not answer yet."""
