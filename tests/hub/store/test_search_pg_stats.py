@@ -3,6 +3,7 @@ the planner's statistics (pg_stats) instead of a count of its matches; a word ou
 common ones is counted, up to the rarest of them; a small store counts exactly."""
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import text
@@ -16,12 +17,15 @@ COUNT = 2_000
 
 
 def notes() -> list[NewMemory]:
-    """Every note says deploy; every tenth says rollback; one says zebra."""
+    """Every note says deploy; every tenth says rollback; three say walrus; one says zebra."""
     return [
         NewMemory(
             "shop",
             f"Note {n}",
-            "deploy step" + (" rollback" if n % 10 == 0 else "") + (" zebra" if n == 7 else ""),
+            "deploy step"
+            + (" rollback" if n % 10 == 0 else "")
+            + (" zebra" if n == 7 else "")
+            + (" walrus" if n in (3, 13, 23) else ""),
         )
         for n in range(COUNT)
     ]
@@ -29,6 +33,15 @@ def notes() -> list[NewMemory]:
 
 def refuse_to_count(*_args: object) -> int:
     raise AssertionError("a listed lexeme was counted match by match")
+
+
+def refuse_row_counts(scalar: Any) -> Any:
+    def counted_in_the_index_only(session: object, sql: str, params: Any = ()) -> Any:
+        if "count(*)" in sql:
+            raise AssertionError("a word was counted row by row")
+        return scalar(session, sql, params)
+
+    return counted_in_the_index_only
 
 
 def test_frequencies_come_from_the_statistics_once_analysed(
@@ -42,6 +55,8 @@ def test_frequencies_come_from_the_statistics_once_analysed(
             assert postgres_backend.document_frequency(session, "deploy", COUNT + 1) == COUNT
         monkeypatch.setattr(pg_stats, "STATS_MIN_ROWS", 1_000)
         with db.engine.begin() as connection:
+            # A short list of the most common lexemes, as a big store's: walrus falls outside.
+            connection.execute(text("ALTER TABLE memories ALTER search_vector SET STATISTICS 1"))
             connection.execute(text("ANALYZE memories"))
         with db.read_session() as session:
             stats = pg_stats.lexeme_stats(session)
@@ -58,6 +73,16 @@ def test_frequencies_come_from_the_statistics_once_analysed(
                 assert postgres_backend.document_frequency(session, "deploy", 500) == 500
                 rollback = postgres_backend.document_frequency(session, "rollback", COUNT + 1)
                 assert abs(rollback - COUNT // 10) <= COUNT // 50
-            # Outside the list: counted exactly, never past the rarest listed share.
-            assert postgres_backend.document_frequency(session, "zebra", COUNT + 1) == 1
+            # Outside the list: counted in the word index, never past the rarest listed share.
+            assert "walrus" not in shares
+            with monkeypatch.context() as index_only:
+                index_only.setattr(
+                    postgres_backend.driver, "scalar", refuse_row_counts(pg_stats.driver.scalar)
+                )
+                assert postgres_backend.document_frequency(session, "zebra", COUNT + 1) == 1
+                assert postgres_backend.document_frequency(session, "walrus", COUNT + 1) == 3
+                assert postgres_backend.document_frequency(session, "walrus", 2) == 2
+                assert postgres_backend.document_frequency(session, "quokka", COUNT + 1) == 0
+            # The planner's choices are as they were.
+            assert session.execute(text("SHOW enable_seqscan")).scalar_one() == "on"
             assert rarest <= shares["rollback"]

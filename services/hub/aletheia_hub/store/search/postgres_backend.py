@@ -12,7 +12,7 @@ from sqlalchemy import Connection, TextClause, text
 from sqlmodel import Session
 
 from aletheia_hub.store import driver
-from aletheia_hub.store.search import pg_reading, pg_stats
+from aletheia_hub.store.search import pg_counts, pg_reading, pg_stats
 from aletheia_hub.store.search.filters import (
     HIT_SQL,
     date_order_sql,
@@ -95,14 +95,18 @@ def document_frequency(session: Session, term: str, cap: int) -> int:
     On a large store the planner's statistics answer first: ANALYZE keeps the share of rows
     holding each of the most common lexemes of the tsvector column (pg_stats), so a common
     word is not counted match by match (a second at a million memories); a word outside that
-    list is rarer than its rarest, and is counted up to there. Rarity weights need no more
-    than the sample's precision. A small or never analysed store is counted exactly."""
+    list is rarer than its rarest, and is counted up to there, in the word index alone. Rarity
+    weights need no more than the sample's precision. A small or never analysed store is
+    counted exactly, row by row."""
     stats = pg_stats.lexeme_stats(session)
     if stats is not None:
         share = stats.shares.get(term)
         if share is not None:
             return min(int(share * stats.rows), cap)
         cap = min(cap, int(stats.rarest * stats.rows) + 1)
+        counted = pg_counts.indexed_matches(session, term)  # not row by row (pg_counts.py)
+        if counted is not None:
+            return min(counted, cap)
     found = driver.scalar(
         session,
         "SELECT count(*) FROM (SELECT 1 FROM memories "
