@@ -1,6 +1,8 @@
 """Statements sent straight to the driver (store/driver.py): a memory by id with its files
 and facts, a save's dedupe key, and the audit row, on SQLite and PostgreSQL."""
 
+from pathlib import Path
+
 import pytest
 from sqlalchemy import func, select, text, update
 
@@ -9,6 +11,7 @@ from aletheia_hub.store.db import Database
 from aletheia_hub.store.facts import FactInput
 from aletheia_hub.store.memories import get_memories, save_memory
 from aletheia_hub.store.tables import AUDIT_LOG, MEMORIES
+from tests.hub.store.bulk import store_on
 
 
 def save(db: Database, project: str, text: str, **extra: object) -> int:
@@ -97,10 +100,9 @@ def test_an_audit_row_is_written_with_its_transaction_or_not_at_all(store_db: Da
     assert [(r.tool, r.project, r.result) for r in rows] == [("search", "shop", "ok")]
 
 
-def test_a_save_on_postgresql_writes_its_row_once_words_and_all(store_db: Database) -> None:
-    if store_db.engine.dialect.name != "postgresql":
-        pytest.skip("the words are a column of the row on PostgreSQL only")
-    with store_db.write_session() as session:
+@pytest.mark.postgres
+def test_a_save_on_postgresql_writes_its_row_once_words_and_all(tmp_path: Path) -> None:
+    with store_on("postgres", tmp_path) as database, database.write_session() as session:
         saved = save_memory(
             session=session,
             project="shop",
@@ -119,10 +121,9 @@ def test_a_save_on_postgresql_writes_its_row_once_words_and_all(store_db: Databa
                 " pg_stat_get_xact_tuples_updated('memories'::regclass)"
             )
         ).one()
-    assert tuple(written) == (1, 0)
-    with store_db.read_session() as session:
         words = session.execute(
             text("SELECT search_vector::text FROM memories WHERE id = :id"), {"id": saved.id}
         ).scalar_one()
+    assert tuple(written) == (1, 0)
     # The title's words weigh A, the text's and the file path's B, as search expects.
     assert words == "'access':2A 'deploy':4B 'md':9B 'need':5B 'op':7B 'stage':1A,3B 'vpn':6B,8B"
