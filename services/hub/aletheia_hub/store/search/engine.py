@@ -35,14 +35,16 @@ POSTGRES_INDEX: Final[KeywordIndex] = postgres_backend
 
 def backend_for(session: Session) -> KeywordIndex:
     """The keyword index of the session's database."""
-    dialect = session.get_bind().dialect.name
+    return _backend_of(session.get_bind().dialect.name)
+
+
+def _backend_of(dialect: str) -> KeywordIndex:
     return SQLITE_INDEX if dialect == "sqlite" else POSTGRES_INDEX
 
 
 def insert_memory(connection: Connection, row: Mapping[str, Any], files: Sequence[str]) -> None:
     """Write a new memory's row (its columns by name) with its keyword index."""
-    backend = SQLITE_INDEX if connection.dialect.name == "sqlite" else POSTGRES_INDEX
-    backend.insert_memory(connection, row, files)
+    _backend_of(connection.dialect.name).insert_memory(connection, row, files)
 
 
 def index_memory(
