@@ -99,7 +99,9 @@ def hybrid_search(
         else None
     )
     # And, beside it, the question without the names it seems to ask about (see the doc).
-    guessed = without_names(text, likely_names(text))
+    # (Only when it seems to name someone: without_names also evens out spaces.)
+    names = likely_names(text)
+    guessed = without_names(text, names) if names else text
     spare = (
         _QUERY_EMBEDDING.submit(semantic.query_vector, guessed)
         if lookup is not None and semantic is not None and guessed != text
