@@ -232,16 +232,7 @@ class _Pool:
         through: int | None,
     ) -> None:
         """The memories nearest the vector, and every candidate's cosine to it."""
-        query = self.query
-        near = semantic.nearest(
-            self.session,
-            vector,
-            kind="memory",
-            projects=_vector_projects(query),
-            limit=self.depth * 2,
-            through_seq=through,
-            filters=query,  # with pgvector the vector query applies them itself
-        )
+        near = _nearest(semantic, self.session, vector, self.query, self.depth * 2, through)
         self.take_nearest(semantic, vector, near, through)
 
     def take_nearest(
@@ -337,19 +328,28 @@ def _nearest_to(
         return _Nearest(vector, [], through)
     with semantic.read_session() as session:
         bound = through if through is not None else semantic.vectors_through(session)
-        items = semantic.nearest(
-            session,
-            vector,
-            kind="memory",
-            projects=_vector_projects(query),
-            limit=limit,
-            through_seq=bound,
-            filters=query,  # with pgvector the vector query applies them itself
-        )
+        items = _nearest(semantic, session, vector, query, limit, bound)
     return _Nearest(vector, items, bound)
 
 
-def _vector_projects(query: SearchQuery) -> list[str] | None:
-    """The projects the vector side searches: user-wide memories may live in any project, and
-    the filters keep the visible ones."""
-    return list(query.projects) if query.scope == "project" and query.projects is not None else None
+def _nearest(
+    semantic: Meaning,
+    session: Session,
+    vector: "NDArray[np.float32]",
+    query: SearchQuery,
+    limit: int,
+    through: int | None,
+) -> list[tuple[int, float]]:
+    """The memories nearest the vector under the query's scope and filters (with pgvector the
+    vector query applies them itself). User-wide memories may live in any project: then every
+    project is searched, and the filters keep the visible ones."""
+    projects = query.projects if query.scope == "project" else None
+    return semantic.nearest(
+        session,
+        vector,
+        kind="memory",
+        projects=list(projects) if projects is not None else None,
+        limit=limit,
+        through_seq=through,
+        filters=query,
+    )
