@@ -27,7 +27,7 @@ class Memory(SQLModel, table=True):
     __tablename__ = "memories"
     __table_args__ = (
         UniqueConstraint("project", "content_hash", name="uq_memories_project_hash"),
-        Index("ix_memories_project_created", "project", "created_at_ms"),
+        Index("ix_memories_project_created", "project", "created_at_ms", "id"),
         Index("ix_memories_created", "created_at_ms", "id"),
         Index("ix_memories_scope_owner", "scope", "owner"),
     )
