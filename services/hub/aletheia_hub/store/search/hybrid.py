@@ -25,8 +25,8 @@ from sqlmodel import Session
 
 from aletheia_hub.clock import now_ms
 from aletheia_hub.store.search import MemoryHit, SearchQuery, SearchResult, search
-from aletheia_hub.store.search.candidates import memory_heads, visible_memory_hits
-from aletheia_hub.store.search.coverage import held_terms, share
+from aletheia_hub.store.search.candidates import read_candidates
+from aletheia_hub.store.search.coverage import share
 from aletheia_hub.store.search.cues import (
     likely_names,
     named_speakers,
@@ -46,6 +46,7 @@ from aletheia_hub.store.search.fusion import (
     keyword_sureness,
 )
 from aletheia_hub.store.search.meaning import Meaning
+from aletheia_hub.store.search.model import CandidateRow
 from aletheia_hub.store.search.neighbours import neighbours
 from aletheia_hub.store.search.rerank import NEIGHBOUR_HOPS, Evidence, rerank
 
@@ -200,7 +201,7 @@ class _Pool:
             return self.keyword
         keyword = search(session=session, query=replace(query, offset=0, limit=self.depth))
         weights = keyword.term_weights
-        self.held.update(held_terms(session=session, ids=[hit.id for hit in keyword.memories]))
+        self._read([hit.id for hit in keyword.memories], None)
         whole = sum(share(self.held[hit.id], weights) >= WHOLE for hit in keyword.memories)
         if len(weights) > 1 and whole < query.offset + query.limit:
             # Too few keyword hits hold every word: near copies repeating some of them may
@@ -213,7 +214,7 @@ class _Pool:
                 if hit.id not in self.held
             ]
             keyword = replace(keyword, memories=[*keyword.memories, *complete])
-            self.held.update(held_terms(session=session, ids=[hit.id for hit in complete]))
+            self._read([hit.id for hit in complete], None)
         self.keyword = keyword
         self.hits.update((hit.id, hit) for hit in keyword.memories)
         return keyword
@@ -271,8 +272,6 @@ class _Pool:
 
     def speakers(self) -> dict[int, str]:
         """Who opens each candidate, for those that open with a speaker."""
-        missing = [item for item in self.hits if item not in self.heads]
-        self.heads.update(memory_heads(session=self.session, ids=missing))
         return {
             item: name
             for item, head in self.heads.items()
@@ -294,11 +293,18 @@ class _Pool:
         ]
 
     def _add(self, ids: list[int]) -> list[int]:
-        """Those of `ids` the query may show, added as candidates with their terms."""
-        visible = visible_memory_hits(session=self.session, query=self.query, ids=ids)
-        self.hits.update(visible)
-        self.held.update(held_terms(session=self.session, ids=list(visible)))
+        """Those of `ids` the query may show, added as candidates."""
+        visible = self._read(ids, self.query)
+        self.hits.update((item, row.hit) for item, row in visible.items())
         return [item for item in ids if item in visible]
+
+    def _read(self, ids: list[int], query: SearchQuery | None) -> dict[int, CandidateRow]:
+        """Read the terms and heads of those of `ids` that pass `query` (None: all)."""
+        found = read_candidates(session=self.session, ids=ids, query=query)
+        for item, row in found.items():
+            self.held[item] = row.terms
+            self.heads[item] = row.head
+        return found
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ from sqlalchemy import Connection
 from sqlmodel import Session
 
 from aletheia_hub.store.search.maxscore import Over, QueryTerm
-from aletheia_hub.store.search.model import FactHit, MemoryHit, SearchQuery
+from aletheia_hub.store.search.model import CandidateRow, FactHit, MemoryHit, SearchQuery
 
 
 class KeywordIndex(Protocol):
@@ -39,6 +39,13 @@ class KeywordIndex(Protocol):
     def index_fact(self, session: Session, fact_id: int, project: str, body: str) -> None: ...
 
     def held_terms(self, session: Session, ids: Sequence[int]) -> dict[int, set[str]]: ...
+
+    def read_candidates(
+        self, session: Session, ids: Sequence[int], filters: tuple[str, list[Any]] | None
+    ) -> list[CandidateRow]:
+        """Those of `ids` that pass `filters` (memory_filter_sql; None: every one), each with
+        its indexed terms and the head of its text, in one statement."""
+        ...
 
     def document_frequency(self, session: Session, term: str, cap: int) -> int: ...
 

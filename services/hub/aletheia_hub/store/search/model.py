@@ -55,6 +55,20 @@ class MemoryHit:
     keyword_score: float | None = field(default=None, compare=False)
 
 
+# Enough of a memory's text to see who speaks, and what time it says (rerank.py).
+HEAD_CHARS: Final = 300
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateRow:
+    """What the last steps of a search read of a candidate: its hit, the terms the keyword
+    index holds for it (title, text and file paths) and the head of its text."""
+
+    hit: MemoryHit
+    terms: set[str]
+    head: str
+
+
 @dataclass(frozen=True, slots=True)
 class FactHit:
     id: int

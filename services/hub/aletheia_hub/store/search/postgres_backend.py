@@ -21,7 +21,13 @@ from aletheia_hub.store.search.filters import (
     memory_hit,
 )
 from aletheia_hub.store.search.maxscore import Over, QueryTerm
-from aletheia_hub.store.search.model import FactHit, MemoryHit, SearchQuery
+from aletheia_hub.store.search.model import (
+    HEAD_CHARS,
+    CandidateRow,
+    FactHit,
+    MemoryHit,
+    SearchQuery,
+)
 from aletheia_hub.store.search.terms import index_terms
 
 MARK: Final = driver.POSTGRES_MARK
@@ -87,6 +93,23 @@ def held_terms(session: Session, ids: Sequence[int]) -> dict[int, set[str]]:
         return {}
     sql = f"SELECT id, tsvector_to_array(search_vector) FROM memories WHERE id = ANY({MARK})"
     return {row[0]: set(row[1] or ()) for row in driver.rows(session, sql, [list(ids)])}
+
+
+def read_candidates(
+    session: Session, ids: Sequence[int], filters: tuple[str, list[Any]] | None
+) -> list[CandidateRow]:
+    """Those of `ids` passing `filters`, with their indexed terms and the head of their text."""
+    if not ids:
+        return []
+    where, params = filters if filters is not None else ("TRUE", [])
+    sql = (
+        f"SELECT {HIT_SQL}, tsvector_to_array(m.search_vector), substr(m.text, 1, {HEAD_CHARS})"
+        f" FROM memories AS m WHERE m.id = ANY({MARK}) AND {where}"
+    )
+    return [
+        CandidateRow(memory_hit(row[:-2]), set(row[-2] or ()), row[-1])
+        for row in driver.rows(session, sql, [list(ids), *params])
+    ]
 
 
 def document_frequency(session: Session, term: str, cap: int) -> int:

@@ -18,7 +18,13 @@ from aletheia_hub.store.search.filters import (
     memory_hit,
 )
 from aletheia_hub.store.search.maxscore import Over, QueryTerm
-from aletheia_hub.store.search.model import FactHit, MemoryHit, SearchQuery
+from aletheia_hub.store.search.model import (
+    HEAD_CHARS,
+    CandidateRow,
+    FactHit,
+    MemoryHit,
+    SearchQuery,
+)
 from aletheia_hub.store.search.postings import (
     BODY_WEIGHT,
     FILES_WEIGHT,
@@ -99,6 +105,28 @@ def held_terms(session: Session, ids: Sequence[int]) -> dict[int, set[str]]:
     return {
         row[0]: set(f"{row[1]} {row[2]} {row[3]}".split()) for row in driver.rows(session, sql, ids)
     }
+
+
+def read_candidates(
+    session: Session, ids: Sequence[int], filters: tuple[str, list[Any]] | None
+) -> list[CandidateRow]:
+    """Those of `ids` passing `filters`, with their indexed terms and the head of their text.
+
+    NOT INDEXED leaves SQLite only the rowids to look up. With the filters' OR of a project
+    and a user-wide scope it walked the project's index instead, every memory of the project
+    (3 ms for 60 ids among 10,000 memories, against 0.2)."""
+    if not ids:
+        return []
+    where, params = filters if filters is not None else ("1", [])
+    sql = (
+        f"SELECT {HIT_SQL}, f.title, f.body, f.files, substr(m.text, 1, {HEAD_CHARS})"
+        f" FROM memories AS m NOT INDEXED JOIN memories_fts AS f ON f.rowid = m.id"
+        f" WHERE m.id IN ({', '.join(MARK for _ in ids)}) AND {where}"
+    )
+    return [
+        CandidateRow(memory_hit(row[:-4]), set(f"{row[-4]} {row[-3]} {row[-2]}".split()), row[-1])
+        for row in driver.rows(session, sql, [*ids, *params])
+    ]
 
 
 def document_frequency(session: Session, term: str, cap: int) -> int:
