@@ -5,6 +5,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text
 
 from aletheia_hub.store import memories as memory_store
 from aletheia_hub.store import memory_rows
@@ -125,3 +126,22 @@ def test_a_thread_walks_the_exchange_away_from_its_anchor(
             turns[3:5],
         )
         assert thread(session=session, anchor=turns[0], before=3, after=0) == ([], [])
+
+
+@pytest.mark.postgres
+def test_on_postgresql_a_lookup_of_any_number_of_memories_is_one_prepared_statement(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ids go as one array: the statement's text is the same for any count, so psycopg
+    prepares it after a few runs and PostgreSQL stops planning it anew for each search."""
+    with store_on("postgres", tmp_path) as database:
+        ids = [save(database, monkeypatch, f"turn {n}", BASE_MS + n * MINUTE_MS) for n in range(8)]
+        with database.read_session() as session:
+            for count in range(1, 9):
+                around = neighbours(session=session, ids=ids[:count])
+                assert around[ids[0]] == (ids[1],)
+            prepared = session.execute(
+                text("SELECT statement FROM pg_prepared_statements WHERE statement LIKE :lookup"),
+                {"lookup": "SELECT c.id, (SELECT m.id FROM memories m%"},
+            ).scalars()
+            assert len(list(prepared)) == 1

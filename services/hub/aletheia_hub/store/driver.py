@@ -35,6 +35,17 @@ def marks(mark: str, count: int) -> str:
     return ", ".join([mark] * count)
 
 
+def one_of(column: str, mark: str, values: Sequence[Any]) -> tuple[str, list[Any]]:
+    """`column` equal to one of `values`, as SQL and its parameters. On PostgreSQL one array
+    parameter: the statement's text is the same for any number of values, so psycopg prepares
+    it after a few runs and PostgreSQL stops planning it each time (planning a neighbours
+    lookup took longer than running it, 1.5 ms against 1.3). SQLite has no arrays: a mark per
+    value."""
+    if mark == POSTGRES_MARK:
+        return f"{column} = ANY({mark})", [list(values)]
+    return f"{column} IN ({marks(mark, len(values))})", list(values)
+
+
 @dataclass(frozen=True, slots=True)
 class Driver:
     """A DBAPI connection inside a transaction begun elsewhere, and its placeholder."""

@@ -48,10 +48,9 @@ def neighbours(*, session: Session, ids: Sequence[int]) -> dict[int, tuple[int, 
     found: dict[int, tuple[int, ...]] = {}
     unique = list(dict.fromkeys(ids))
     for first in range(0, len(unique), MAX_IDS):
-        chunk = unique[first : first + MAX_IDS]
+        wanted, chunk = driver.one_of("c.id", mark, unique[first : first + MAX_IDS])
         sql = (
-            f"SELECT c.id, {_side(True, mark)}, {_side(False, mark)} FROM memories c"
-            f" WHERE c.id IN ({', '.join(mark for _ in chunk)})"
+            f"SELECT c.id, {_side(True, mark)}, {_side(False, mark)} FROM memories c WHERE {wanted}"
         )
         params = [SESSION_GAP_MS, GAP_MS, SESSION_GAP_MS, GAP_MS, *chunk]
         for item, before, after in driver.rows(session, sql, params):
