@@ -3,6 +3,7 @@ and facts, a save's dedupe key, and the audit row, on SQLite and PostgreSQL."""
 
 from pathlib import Path
 
+import psycopg
 import pytest
 from sqlalchemy import func, select, text, update
 
@@ -127,3 +128,23 @@ def test_a_save_on_postgresql_writes_its_row_once_words_and_all(tmp_path: Path) 
     assert tuple(written) == (1, 0)
     # The title's words weigh A, the text's and the file path's B, as search expects.
     assert words == "'access':2A 'deploy':4B 'md':9B 'need':5B 'op':7B 'stage':1A,3B 'vpn':6B,8B"
+
+
+@pytest.mark.postgres
+def test_one_statement_on_postgresql_runs_outside_a_transaction_and_leaves_the_pool_as_it_was(
+    tmp_path: Path,
+) -> None:
+    """A token's or a session's lookup is one statement: no BEGIN before it, no ROLLBACK after
+    it. The connection goes back to the pool it shares with reads, which still run in one
+    transaction."""
+    with store_on("postgres", tmp_path) as db:
+        with db.statement_connection() as connection:
+            connection.execute(text("SELECT 1"))
+            single = connection.connection.driver_connection.info.transaction_status
+        with db.read_session() as session:
+            session.execute(text("SELECT 1"))
+            read = session.connection().connection.driver_connection.info.transaction_status
+            same_pool = db.engine.pool.checkedout()
+    assert single == psycopg.pq.TransactionStatus.IDLE
+    assert read == psycopg.pq.TransactionStatus.INTRANS
+    assert same_pool == 1

@@ -52,8 +52,8 @@ def _token_principal(request: Request, db: Database) -> Principal:
             "Unauthorized: send Authorization: Bearer <token>; create one with "
             "`aletheia mcp-link create --projects <project>`."
         )
-    with db.read_session() as session:
-        token = tokens.find_active_token(session=session, secret=secret)
+    with db.statement_connection() as connection:
+        token = tokens.find_active_token(session=connection, secret=secret)
     if token is None:
         raise AuthenticationError("Unauthorized: the token is unknown or revoked.")
     if tokens.use_is_stale(token):

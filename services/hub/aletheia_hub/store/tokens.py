@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from sqlalchemy import Row, select, update
+from sqlalchemy import Connection, Row, select, update
 from sqlmodel import Session
 
 from aletheia_hub.clock import now_ms
@@ -61,7 +61,7 @@ def create_token(
     return NewToken(record=token_record(row), secret=secret)
 
 
-def find_active_token(*, session: Session, secret: str) -> TokenRecord | None:
+def find_active_token(*, session: Session | Connection, secret: str) -> TokenRecord | None:
     """The live (unrevoked) token with this secret, if any."""
     row = session.execute(
         select(API_TOKENS).where(
