@@ -3,6 +3,7 @@ side by side, and the fallback to the file as it is."""
 
 import os
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
@@ -38,12 +39,32 @@ def embedder() -> MiniLmEmbedder:
 def float32_vectors() -> np.ndarray:
     """The texts' vectors from the model file as it is (weights folded to float32)."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(graph, "compact", refuse)
+        patch.setattr(graph, "compact_parts", refuse)
         return MiniLmEmbedder().embed(TEXTS)
 
 
 def refuse(*_: object) -> bytes:
     raise ValueError("not this graph")
+
+
+def test_the_model_is_read_from_a_private_file_that_is_gone_once_loaded(
+    embedder: MiniLmEmbedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    loaded = MiniLmEmbedder()
+    source = Path(loaded._session._model_path)  # onnxruntime's record of what it read
+    assert source.parent.parent == tmp_path and source.parent.name.startswith("aletheia-model-")
+    assert list(tmp_path.iterdir()) == []  # the file and its folder are removed
+    assert np.abs(loaded.embed(TEXTS) - embedder.embed(TEXTS)).max() < 1e-6
+
+
+def test_without_a_writable_temporary_folder_the_model_loads_from_memory(
+    embedder: MiniLmEmbedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "missing"))
+    loaded = MiniLmEmbedder()
+    assert not loaded._session._model_path
+    assert np.abs(loaded.embed(TEXTS) - embedder.embed(TEXTS)).max() < 1e-6
 
 
 def test_the_int8_graph_gives_the_vectors_of_the_model_file_to_rounding(

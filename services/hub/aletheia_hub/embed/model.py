@@ -5,8 +5,11 @@ Nothing is downloaded at run time: the model file comes from a registry package 
 L2-normalised, so a dot product is the cosine.
 """
 
+import contextlib
 import importlib.util
 import logging
+import shutil
+import tempfile
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -19,6 +22,8 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
     from tokenizers import Encoding
+
+    from aletheia_hub.embed.onnx_graph import Piece
 
 logger = logging.getLogger(__name__)
 
@@ -163,13 +168,18 @@ def _open_session(options: Any, path: Path) -> Any:
     that fails, as with an onnxruntime older than 1.22 (no 8-bit MatMulNBits on x86)."""
     from onnxruntime.capi import onnxruntime_pybind11_state as failures
 
-    from aletheia_hub.embed.graph import compact
+    from aletheia_hub.embed.graph import compact_parts
 
     severity = options.log_severity_level
     # Fatal only: the warning below says what went wrong, and errors raise all the same.
     options.log_severity_level = 4
     try:
-        return _started(compact(path.read_bytes(), NBITS_BLOCK, NBITS_ACCURACY), options)
+        with _scratch_folder() as folder:
+            parts = compact_parts(path.read_bytes(), NBITS_BLOCK, NBITS_ACCURACY)
+            model = _model_file(parts, folder) or b"".join(parts)
+            del parts  # and with them the file read (the parts kept as they were view it)
+            trim_heap()
+            return _started(model, options)
     except (
         ValueError,
         RuntimeError,
@@ -183,15 +193,48 @@ def _open_session(options: Any, path: Path) -> Any:
     finally:
         options.log_severity_level = severity
     trim_heap()
-    return _started(path.read_bytes(), options)
+    return _started(str(path), options)
 
 
-def _started(model: bytes, options: Any) -> Any:
+@contextlib.contextmanager
+def _scratch_folder() -> Iterator[Path | None]:
+    """A new folder only this user may read, removed afterwards; None where none can be made
+    (no writable temporary directory)."""
+    try:
+        folder = tempfile.mkdtemp(prefix="aletheia-model-")
+    except OSError as error:
+        logger.info("the embedding model loads from memory: no temporary folder: %s", error)
+        yield None
+        return
+    try:
+        yield Path(folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _model_file(parts: "list[Piece]", folder: Path | None) -> str | None:
+    """The rewritten model written to a file in `folder`, or None when it cannot be written.
+    onnxruntime reads a file as it parses it: given the model's bytes, it parsed a copy of
+    them beside the ones held here (loading peaked 30 MB higher)."""
+    if folder is None:
+        return None
+    file = folder / "model.onnx"
+    try:
+        with file.open("wb") as out:
+            out.writelines(parts)
+    except OSError as error:
+        logger.info("the embedding model loads from memory: %s cannot be written: %s", file, error)
+        return None
+    return str(file)
+
+
+def _started(model: bytes | str, options: Any) -> Any:
+    """A session of the model, given as its bytes or its file's path, run once."""
     import numpy as np
     import onnxruntime
 
     session = onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
-    # The session keeps the file's bytes (24 MB) to rebuild itself on another provider,
+    # Given bytes, the session keeps them (24 MB) to rebuild itself on another provider,
     # which a session on the CPU only never does: let them go.
     if getattr(session, "_model_bytes", None) is not None:
         session._model_bytes = None

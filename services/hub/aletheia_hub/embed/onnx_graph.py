@@ -18,6 +18,8 @@ from aletheia_hub.embed.onnx_wire import (
     varint_field,
 )
 
+# A run of a serialized message's bytes: copied (new) or viewed (kept from the model read).
+Piece = bytes | memoryview
 # TensorProto.DataType
 FLOAT: Final = 1
 UINT8: Final = 2
@@ -161,9 +163,10 @@ def tensor_bytes(name: str, dims: list[int], data_type: int, raw: bytes) -> byte
     return bytes_field(GRAPH_INITIALIZER, b"".join(parts))
 
 
-def written(graph_fields: list[Field], graph: Graph, rewrite: Rewrite) -> bytes:
+def written(graph_fields: list[Field], graph: Graph, rewrite: Rewrite) -> list[Piece]:
     """The graph's fields in order with the rewrite applied, less every node whose outputs
-    no node and no graph output reads, and every initializer no node reads any more."""
+    no node and no graph output reads, and every initializer no node reads any more: as the
+    pieces of its bytes, those kept as they were still views of the model read."""
     ordered: list[tuple[Node, bytes | memoryview]] = []
     node_fields = [f for f in graph_fields if f.number == GRAPH_NODE]
     for position, f in enumerate(node_fields):
@@ -175,14 +178,14 @@ def written(graph_fields: list[Field], graph: Graph, rewrite: Rewrite) -> bytes:
         if needed.intersection(found.outputs):
             needed.update(name for name in found.inputs if name)
             kept.append(raw)
-    parts: list[bytes | memoryview] = []
+    parts: list[Piece] = []
     for f in graph_fields:
         if f.number == GRAPH_NODE:
             parts += reversed(kept)
             kept = []
         elif f.number != GRAPH_INITIALIZER or _kept(tensor(f)[0], needed, rewrite):
             parts.append(f.raw)
-    return b"".join([*parts, *rewrite.tensors])
+    return [*parts, *rewrite.tensors]
 
 
 def _kept(initializer: str, needed: set[str], rewrite: Rewrite) -> bool:

@@ -81,4 +81,9 @@ def varint_field(number: int, value: int) -> bytes:
 
 
 def bytes_field(number: int, payload: bytes) -> bytes:
-    return encoded_varint(number << 3 | LENGTH_DELIMITED) + encoded_varint(len(payload)) + payload
+    return field_head(number, len(payload)) + payload
+
+
+def field_head(number: int, length: int) -> bytes:
+    """The key and length that come before `length` bytes of field `number`."""
+    return encoded_varint(number << 3 | LENGTH_DELIMITED) + encoded_varint(length)
