@@ -131,6 +131,30 @@ def test_a_save_on_postgresql_writes_its_row_once_words_and_all(tmp_path: Path) 
 
 
 @pytest.mark.postgres
+def test_a_write_of_one_statement_on_postgresql_is_sent_without_begin_or_commit(
+    tmp_path: Path,
+) -> None:
+    """The audit row of a read is one INSERT, whole or not written by itself: BEGIN and COMMIT
+    around it would be two more round trips."""
+    with store_on("postgres", tmp_path) as db:
+        with db.driver_write(one_statement=True) as connection:
+            audit.record_call(
+                connection=connection,
+                row=audit.CallRow(
+                    at_ms=1,
+                    token_id=None,
+                    tool="search",
+                    operation="search",
+                    project="shop",
+                    result="ok",
+                ),
+            )
+            status = connection.dbapi.info.transaction_status
+        assert status == psycopg.pq.TransactionStatus.IDLE
+        assert audit_rows(db) == 1
+
+
+@pytest.mark.postgres
 def test_one_statement_on_postgresql_runs_outside_a_transaction_and_leaves_the_pool_as_it_was(
     tmp_path: Path,
 ) -> None:

@@ -32,7 +32,7 @@ def audit_call(
     if state.unwritten_audit is not None:
         state.unwritten_audit.append(row)
         return
-    with db.driver_write() as connection:
+    with db.driver_write(one_statement=True) as connection:
         record_call(connection=connection, row=row)
 
 
@@ -42,7 +42,7 @@ def write_rows(db: Database, rows: Sequence[CallRow], *, wait: bool = True) -> b
     if not rows:
         return True
     try:
-        with db.driver_write(wait=wait) as connection:
+        with db.driver_write(wait=wait, one_statement=len(rows) == 1) as connection:
             for row in rows:
                 record_call(connection=connection, row=row)
     except StoreBusy:

@@ -13,6 +13,7 @@ from sqlalchemy.engine import make_url
 from sqlmodel import Session
 
 from aletheia_hub.store.driver import Driver, mark_of
+from aletheia_hub.store.driver import of as driver_of
 
 SQLITE_BUSY_TIMEOUT_MS: Final = 10_000
 PG_POOL_SIZE: Final = 40  # the size of the worker thread pool that runs store calls
@@ -109,13 +110,18 @@ class Database:
             yield connection
 
     @contextmanager
-    def driver_write(self, *, wait: bool = True) -> Iterator[Driver]:
+    def driver_write(self, *, wait: bool = True, one_statement: bool = False) -> Iterator[Driver]:
         """The driver in a write transaction of its own, committed at the end or not at all:
         write_connection without SQLAlchemy's transaction work, for the one row every tools/call
-        writes (the audit row of a read).
+        writes (the audit row of a read). A write of `one_statement`, which is all or nothing
+        by itself, runs on PostgreSQL without BEGIN and COMMIT: one round trip, not three.
 
         With wait=False (SQLite) StoreBusy is raised at once, before anything is written,
         when another write of this hub or another process holds the store."""
+        if one_statement and not self.is_sqlite:
+            with self._statement_engine.connect() as connection:
+                yield driver_of(connection)
+            return
         lock = self._write_lock
         if lock is not None and not lock.acquire(blocking=wait):
             raise StoreBusy
