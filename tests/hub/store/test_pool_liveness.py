@@ -63,3 +63,21 @@ def test_an_idle_connection_is_live_until_the_server_ends_it(tmp_path: Path) -> 
         end_backend(pid)
         assert server_hung_up(driver)
         connection.invalidate()
+
+
+def test_after_a_restart_every_pooled_connection_is_replaced_as_it_is_taken(
+    tmp_path: Path,
+) -> None:
+    with store_on("postgres", tmp_path) as db:
+        with db.read_session() as a, db.read_session() as b, db.read_session() as c:
+            before = {
+                int(s.execute(text("SELECT pg_backend_pid()")).scalar_one()) for s in (a, b, c)
+            }
+        for pid in before:  # as a restart of the server would
+            end_backend(pid)
+        with db.read_session() as a, db.read_session() as b, db.read_session() as c:
+            after = {
+                int(s.execute(text("SELECT pg_backend_pid()")).scalar_one()) for s in (a, b, c)
+            }
+        assert len(before) == len(after) == 3
+        assert not before & after

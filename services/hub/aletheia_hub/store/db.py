@@ -186,18 +186,29 @@ def _committing_session(engine: Engine) -> Iterator[Session]:
 def _postgres_engine(url: str, **pool: Any) -> Engine:
     """An engine on PostgreSQL whose pool hands out no connection the server has closed."""
     engine = create_engine(url, hide_parameters=True, **pool)
+    event.listen(engine, "connect", _mark_new)
     event.listen(engine, "checkout", _refuse_if_hung_up)
     return engine
 
 
-def _refuse_if_hung_up(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+_NEW: Final = "aletheia_new"  # in a pool record's info: connected, never checked out
+
+
+def _mark_new(_dbapi_connection: Any, record: Any) -> None:
+    record.info[_NEW] = True
+
+
+def _refuse_if_hung_up(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
     """Make the pool replace a connection the server has hung up: restarted, or ended the
     connection's process (pg_terminate_backend, idle_session_timeout). Such a server says so
     (an error message, then the end of the stream) on a connection that is waiting for
     nothing, so it is found without a round trip: SQLAlchemy's pre-ping sent SELECT 1 before
     each use, about 0.1 ms, and a request takes three or four connections (its token, its
     session, its work, its audit row). A connection whose host vanished without a word is
-    found by its first statement, as it was by the ping."""
+    found by its first statement, as it was by the ping. A new connection is used as it is
+    (the pool would give up after replacing it twice), as the ping left it too."""
+    if record.info.pop(_NEW, False):
+        return
     if server_hung_up(dbapi_connection):
         raise exc.DisconnectionError("the database server closed this connection")
 
