@@ -236,3 +236,25 @@ def test_a_walk_back_in_one_project_reads_that_projects_index(
     assert tuple(scans) == (1, 0)
     web = [i for i, note in zip(ids, notes(), strict=True) if note.project == "web"]
     assert len(found) == 10 and set(found) <= set(web[-100:])
+
+
+@pytest.mark.postgres
+def test_a_ranking_is_planned_for_its_words_each_time_never_prepared(tmp_path: Path) -> None:
+    """psycopg prepares a statement run five times on a connection, and PostgreSQL may then
+    keep one plan for any words: a memories ranking is sent unprepared, planned for its
+    values (the facts' ranking, over a far smaller table, may be prepared)."""
+    with store_on("postgres", tmp_path) as db:
+        with db.write_session() as session:
+            save_many(
+                session, [NewMemory("web", f"deploy {n}", "staging deploy") for n in range(3)]
+            )
+        with db.read_session() as session:
+            for _ in range(12):
+                found = search(session=session, query=SearchQuery(text="deploy", projects=["web"]))
+                assert len(found.memories) == 3
+            prepared = list(
+                session.execute(text("SELECT statement FROM pg_prepared_statements")).scalars()
+            )
+    assert prepared  # the connection prepares what it runs often
+    rankings = [s for s in prepared if "FROM memories" in s and "search_vector @@" in s]
+    assert not rankings

@@ -159,8 +159,8 @@ def match_by_date(session: Session, query: SearchQuery, terms: Sequence[str]) ->
         f"SELECT {HIT_SQL} FROM memories AS m WHERE m.search_vector @@ {_TSQUERY} "
         f"AND {filters} ORDER BY {date_order_sql(query)} LIMIT %s OFFSET %s"
     )
-    found = driver.rows(session, sql, [" | ".join(terms), *params, query.limit, query.offset])
-    return [memory_hit(row) for row in found]
+    params = [" | ".join(terms), *params, query.limit, query.offset]
+    return [memory_hit(row) for row in driver.rows(session, sql, params, replan=True)]
 
 
 def rank_memories(
@@ -230,7 +230,7 @@ def _ranked(
     # Walking an index back from the newest memory, never gathering every match first.
     before = driver.scope_settings(session, _WALK_BACK)
     try:
-        return [memory_hit(row) for row in driver.rows(session, sql, params)]
+        return [memory_hit(row) for row in driver.rows(session, sql, params, replan=True)]
     finally:
         driver.scope_settings(session, before)
 
@@ -248,7 +248,7 @@ def _best(
         f"AND {filters[0]} ORDER BY score DESC, m.id DESC LIMIT %s"
     )
     params = [*score[1], *where[1], *filters[1], wanted]
-    return [memory_hit(row) for row in driver.rows(session, sql, params)]
+    return [memory_hit(row) for row in driver.rows(session, sql, params, replan=True)]
 
 
 def _pass_matches(
