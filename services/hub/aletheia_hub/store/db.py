@@ -204,9 +204,10 @@ def _refuse_if_hung_up(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
     (an error message, then the end of the stream) on a connection that is waiting for
     nothing, so it is found without a round trip: SQLAlchemy's pre-ping sent SELECT 1 before
     each use, about 0.1 ms, and a request takes three or four connections (its token, its
-    session, its work, its audit row). A connection whose host vanished without a word is
-    found by its first statement, as it was by the ping. A new connection is used as it is
-    (the pool would give up after replacing it twice), as the ping left it too."""
+    session, its work, its audit row). A connection whose server vanished without a word (its
+    machine lost) shows nothing: its first statement fails instead, where the ping failed
+    first, and SQLAlchemy then renews the whole pool, as after a failed ping. A new connection
+    is used as it is (the pool would give up after replacing it twice), as the ping left it."""
     if record.info.pop(_NEW, False):
         return
     if server_hung_up(dbapi_connection):
