@@ -120,8 +120,13 @@ def reachable(*, session: Session, query: SearchQuery) -> SearchQuery:
     mark = backend_for(session).MARK
     owned = "owner IS NULL" if query.owner is None else f"owner = {mark}"
     params = [USER_SCOPE] if query.owner is None else [USER_SCOPE, query.owner]
+    # Planned for its values each time (driver.rows): a generic plan, made without knowing
+    # how rare user-wide memories are, read the whole table for none at a million memories.
     held = driver.rows(
-        session, f"SELECT id FROM memories WHERE scope = {mark} AND {owned} LIMIT 1", params
+        session,
+        f"SELECT id FROM memories WHERE scope = {mark} AND {owned} LIMIT 1",
+        params,
+        replan=True,
     )
     return replace(query, reach_checked=True) if held else replace(query, scope="project")
 
