@@ -5,7 +5,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from sqlalchemy import func, select, text, update
+from sqlalchemy import exc, func, select, text, update
 
 from aletheia_hub.store import audit, driver
 from aletheia_hub.store.db import Database
@@ -77,6 +77,25 @@ def test_the_same_memory_saved_twice_keeps_one_row_and_answers_its_id(
     first = save(store_db, "shop", "Use pnpm in the shop repo")
     assert save(store_db, "shop", "Use pnpm in the shop repo") == first
     assert save(store_db, "billing", "Use pnpm in the shop repo") != first
+
+
+def test_a_statement_sent_to_the_driver_fails_as_through_sqlalchemy_without_its_values(
+    store_db: Database,
+) -> None:
+    """So the hub answers 503 when the store cannot answer (http/errors.py), whichever way a
+    statement went; the statement's parameters stay out of the error's text."""
+    with pytest.raises(exc.DBAPIError) as missing, store_db.read_session() as session:
+        driver.rows(session, f"SELECT id FROM no_such_table WHERE id = {driver.mark(session)}", [7])
+    assert isinstance(missing.value, exc.OperationalError | exc.ProgrammingError)
+    with pytest.raises(exc.IntegrityError) as duplicate, store_db.driver_write() as connection:
+        for _ in range(2):
+            connection.execute(
+                f"INSERT INTO entries (id, kind, created_at_ms) VALUES ({connection.mark},"
+                f" {connection.mark}, {connection.mark})",
+                (424242, "memory", 31337),
+            )
+    assert "31337" not in str(duplicate.value)  # the parameters are not in its text
+    assert "parameters hidden" in str(duplicate.value)
 
 
 def test_an_audit_row_is_written_with_its_transaction_or_not_at_all(store_db: Database) -> None:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, exc
 from sqlmodel import Session
 
 # What the driver binds a positional parameter with.
@@ -63,6 +63,8 @@ class Driver:
             else:
                 cursor.execute(sql, params)
             return list(cursor.fetchall())
+        except Exception as error:
+            raise store_error(error, sql, params) from error
         finally:
             cursor.close()
 
@@ -71,8 +73,21 @@ class Driver:
         cursor = self.dbapi.cursor()
         try:
             cursor.execute(sql, params)
+        except Exception as error:
+            raise store_error(error, sql, params) from error
         finally:
             cursor.close()
+
+
+def store_error(error: Exception, sql: str, params: Sequence[Any]) -> Exception:
+    """The driver's error as SQLAlchemy raises it (IntegrityError, OperationalError, ...), so a
+    statement sent here fails as one sent through SQLAlchemy does: a store that cannot answer
+    is a 503 (http/errors.py), never a bare 500. Parameters are left out of its text, as the
+    engines leave them out (hide_parameters). Anything but a driver's error is as it was."""
+    base = next((kind for kind in type(error).__mro__ if kind.__name__ == "Error"), None)
+    if base is None or base is Exception:
+        return error
+    return exc.DBAPIError.instance(sql, list(params), error, base, hide_parameters=True)
 
 
 def of(connection: Connection) -> Driver:
