@@ -101,7 +101,8 @@ def rows(
 ) -> list[Any]:
     """Every row of one statement in the session's transaction.
 
-    psycopg prepares a statement it has run five times on a connection, and after five more
+    psycopg prepares a statement it has run five times on a connection (and forgets them all
+    when a transaction there is rolled back, as every read session is), and after five more
     runs PostgreSQL may keep one generic plan for it, made without the values. That suits a
     lookup by ids; a ranking whose best plan depends on how many memories hold its words, or
     how many ids its range takes, asks for `replan`: planned for its values every time, never
