@@ -96,6 +96,11 @@ def of(connection: Connection) -> Driver:
     return Driver(connection.connection.driver_connection, mark_of(connection.dialect.name))
 
 
+def of_either(source: Session | Connection) -> Driver:
+    """The driver under a session's connection, or under a plain connection."""
+    return of(source.connection() if isinstance(source, Session) else source)
+
+
 def rows(
     session: Session, sql: str, params: Sequence[Any] = (), *, replan: bool = False
 ) -> list[Any]:

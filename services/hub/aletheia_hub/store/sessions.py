@@ -55,7 +55,7 @@ def create_session(
 def find_active_session(*, session: Session | Connection, session_id: str) -> SessionInfo | None:
     """The session with this id, unless it is unknown or ended. Every request of a session
     asks: sent to the driver (driver.py)."""
-    connection = driver.of(session.connection() if isinstance(session, Session) else session)
+    connection = driver.of_either(session)
     rows = connection.rows(_ACTIVE_SESSION_SQL[connection.mark], [session_id])
     return SessionInfo(*rows[0]) if rows else None
 
