@@ -38,7 +38,15 @@ def test_no_token_is_refused(team_app: TeamApp, store_url: str) -> None:
 
 @pytest.mark.parametrize(
     "authorization",
-    ["Bearer alt_not-a-real-token", "Bearer ", "Basic dXNlcjpwYXNz", "alt_no_scheme", "Bearer"],
+    [
+        "Bearer alt_not-a-real-token",
+        "Bearer ",
+        "Basic dXNlcjpwYXNz",
+        "alt_no_scheme",
+        "Bearer",
+        "Bearer alt_' OR '1'='1",
+        "Bearer " + "alt_" + "x" * 20_000,
+    ],
 )
 def test_a_wrong_or_malformed_token_is_refused(
     team_app: TeamApp, store_url: str, authorization: str
@@ -104,6 +112,19 @@ def test_a_session_is_bound_to_the_token_that_created_it(team_app: TeamApp, stor
     )
     assert ended.status_code == 404
     assert owner.request("ping")["result"] == {}
+
+
+@pytest.mark.parametrize("session_id", ["' OR '1'='1", "%s", "?", "x" * 5_000, "-- ;"])
+def test_a_forged_session_id_is_an_unknown_session(
+    team_app: TeamApp, store_url: str, session_id: str
+) -> None:
+    _id, secret = issue_token(store_url, "admin", None)
+    http = team_app(store_url)
+    forged = McpHttpClient(http, token=secret)
+    forged.session_id = session_id
+    response = forged.post(tool_call_request("list_rules", {}, 4))
+    assert response.status_code == 404, response.text
+    assert "Session not found" in response.json()["error"]["message"]
 
 
 def test_tokens_are_stored_only_as_a_hash(store_url: str) -> None:
