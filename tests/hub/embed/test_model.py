@@ -2,6 +2,7 @@
 side by side, and the fallback to the file as it is."""
 
 import os
+import subprocess
 import sys
 import tempfile
 import threading
@@ -53,9 +54,31 @@ def test_the_model_is_read_from_a_private_file_that_is_gone_once_loaded(
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     loaded = MiniLmEmbedder()
     source = Path(loaded._session._model_path)  # onnxruntime's record of what it read
-    assert source.parent.parent == tmp_path and source.parent.name.startswith("aletheia-model-")
+    assert source.parent.parent == tmp_path
+    assert source.parent.name.startswith(f"{model.SCRATCH_PREFIX}{os.getpid()}-")
     assert list(tmp_path.iterdir()) == []  # the file and its folder are removed
     assert np.abs(loaded.embed(TEXTS) - embedder.embed(TEXTS)).max() < 1e-6
+
+
+@pytest.mark.skipif(os.name != "posix", reason="abandoned folders are found on POSIX only")
+def test_loading_removes_the_folders_of_processes_killed_while_loading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    ended = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    abandoned = tmp_path / f"{model.SCRATCH_PREFIX}{ended.stdout.strip()}-dead"
+    running = tmp_path / f"{model.SCRATCH_PREFIX}{os.getpid()}-alive"
+    for folder in (abandoned, running):
+        folder.mkdir()
+        (folder / "model.onnx").write_bytes(b"left")
+    MiniLmEmbedder()
+    assert not abandoned.exists()
+    assert (running / "model.onnx").read_bytes() == b"left"
 
 
 def test_without_a_writable_temporary_folder_the_model_loads_from_memory(
