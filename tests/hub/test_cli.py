@@ -1,6 +1,7 @@
 """What aletheia-server prints at start (where MCP listens, the store, the console's address,
 how to connect a host), and what the aletheia command line loads."""
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -43,10 +44,36 @@ def test_a_hook_loads_its_own_command_only() -> None:
         "from aletheia_hub.cli import main\n"
         "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
         "    main(['hook', 'session-start', '--help'])\n"
-        "print(sorted(m for m in sys.modules if m.startswith('aletheia_hub.commands.')))\n"
+        "from aletheia_hub.cli import _COMMANDS\n"
+        "modules = {f'aletheia_hub.commands.{module}' for module, _, _ in _COMMANDS.values()}\n"
+        "print(sorted(modules.intersection(sys.modules)))\n"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "['aletheia_hub.commands.hook']"
+
+
+def test_a_hook_that_runs_loads_neither_the_store_nor_the_hubs_settings() -> None:
+    """A hook runs on every prompt: it talks to a hub over HTTP and needs neither SQLAlchemy
+    nor pydantic-settings, which took it from about 0.2 s to 0.6-0.8 s a prompt. With capture
+    off for every host the prompt hook sends nothing and returns, so no hub is needed here."""
+    probe = (
+        "import io, sys\n"
+        "from aletheia_hub.cli import main\n"
+        'sys.stdin = io.StringIO(\'{"prompt": "which port did we pick?", "cwd": "/"}\')\n'
+        "try:\n"
+        "    main(['hook', 'user-prompt', '--tool', 'claude-code'])\n"
+        "except SystemExit as ended:\n"
+        "    print(ended.code)\n"
+        "loaded = [m for m in ('sqlalchemy', 'pydantic_settings', 'aletheia_hub.store')\n"
+        "          if m in sys.modules]\n"
+        "print(sorted(loaded))\n"
+    )
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("ALETHEIA_")}
+    environment["ALETHEIA_CAPTURE_OFF_FOR"] = "*"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=environment, check=True
+    )
+    assert done.stdout.split("\n")[:2] == ["0", "[]"], done.stdout + done.stderr
 
 
 def test_every_command_is_listed_by_help(capsys: pytest.CaptureFixture[str]) -> None:

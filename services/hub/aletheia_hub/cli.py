@@ -7,10 +7,13 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, TypeAlias
+from typing import TYPE_CHECKING, Final, TypeAlias
 
-from aletheia_hub.settings import Settings
+from aletheia_hub.commands.store_error import StoreAccessError
 from aletheia_shared import __version__, env
+
+if TYPE_CHECKING:  # loaded by the commands that serve: a hook runs without pydantic-settings
+    from aletheia_hub.settings import Settings
 
 
 def _add_listen_options(parser: argparse.ArgumentParser) -> None:
@@ -42,7 +45,9 @@ def _add_listen_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _settings(args: argparse.Namespace, **overrides: object) -> Settings:
+def _settings(args: argparse.Namespace, **overrides: object) -> "Settings":
+    from aletheia_hub.settings import Settings
+
     values = dict(overrides)
     if args.host is not None:
         values["host"] = args.host
@@ -55,7 +60,7 @@ def _settings(args: argparse.Namespace, **overrides: object) -> Settings:
     return Settings(**values)  # type: ignore[arg-type]
 
 
-def _check_tls(parser: argparse.ArgumentParser, settings: Settings) -> None:
+def _check_tls(parser: argparse.ArgumentParser, settings: "Settings") -> None:
     """Exit 2 with one line when the TLS files cannot be served (a missing key, a bad file)."""
     problem = _tls_problem(settings.tls_cert_file, settings.tls_key_file)
     if problem is not None:
@@ -86,7 +91,7 @@ def _tls_problem(cert: Path | None, key: Path | None) -> str | None:
     return None
 
 
-def _print_connect_hint(settings: Settings) -> None:
+def _print_connect_hint(settings: "Settings") -> None:
     scheme = "https" if settings.tls_cert_file is not None else "http"
     url = f"{scheme}://{settings.host}:{settings.port}/mcp"
     store = settings.resolved_database_url()
@@ -102,7 +107,7 @@ def _print_connect_hint(settings: Settings) -> None:
     print("\n".join(lines), flush=True)
 
 
-def _local_hint(settings: Settings, url: str) -> list[str]:
+def _local_hint(settings: "Settings", url: str) -> list[str]:
     """How to connect a host: the command that writes its config, and the entry by hand,
     both carrying what this hub's store and port need (as `aletheia install` writes it)."""
     import shlex
@@ -155,7 +160,7 @@ def _team_hint(url: str) -> list[str]:
     return lines
 
 
-def serve(settings: Settings, *, quiet: bool = False) -> None:
+def serve(settings: "Settings", *, quiet: bool = False) -> None:
     """Run the hub until interrupted."""
     from aletheia_hub import serving
 
@@ -241,8 +246,6 @@ def main(argv: Sequence[str] | None = None) -> None:
         _check_tls(serve_parser, settings)
         serve(settings, quiet=args.quiet)
         return
-    from aletheia_hub.commands.store_access import StoreAccessError
-
     try:
         code = runners.by_name[args.command](args)
     except StoreAccessError as error:  # a missing or unreachable store: one line, no traceback

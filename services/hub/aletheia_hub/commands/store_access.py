@@ -6,13 +6,10 @@ from pathlib import Path
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 
+from aletheia_hub.commands.store_error import StoreAccessError
 from aletheia_hub.settings import Settings
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import store_exists, upgrade_to_head
-
-
-class StoreAccessError(Exception):
-    """The store a command names cannot be used; the message says which and why."""
 
 
 def add_store_options(parser: argparse.ArgumentParser) -> None:
