@@ -11,6 +11,8 @@ from aletheia_hub.store import memories as memory_store
 from aletheia_hub.store import memory_rows
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.dismissals import set_dismissed
+from aletheia_hub.store.search.candidates import read_candidates
+from aletheia_hub.store.search.model import SearchQuery
 from aletheia_hub.store.search.neighbours import GAP_MS, SESSION_GAP_MS, neighbours, thread
 from tests.hub.store.bulk import BASE_MS, MINUTE_MS, store_on
 
@@ -128,6 +130,33 @@ def test_a_thread_walks_the_exchange_away_from_its_anchor(
         assert thread(session=session, anchor=turns[0], before=3, after=0) == ([], [])
 
 
+def test_candidates_read_with_their_neighbours_have_those_a_lookup_finds(
+    database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Search reads the neighbours of the candidates that will need them in the statement that
+    reads the candidates: the same neighbours neighbours() finds, for those asked only, and
+    only for the candidates that pass the query."""
+    turns = [save(database, monkeypatch, f"turn {n}", BASE_MS + n * MINUTE_MS) for n in range(5)]
+    elsewhere = save(database, monkeypatch, "turn in another project", BASE_MS, project="other")
+    lone = save(database, monkeypatch, "alone", BASE_MS + 3 * GAP_MS)
+    with database.read_session() as session:
+        asked = [turns[0], turns[2], turns[4], lone, elsewhere]
+        read = read_candidates(
+            session=session,
+            ids=[*asked, turns[1]],
+            query=SearchQuery(projects=["chat"], scope="project"),
+            around={turns[0], turns[2], lone, elsewhere},
+        )
+        assert set(read) == {turns[0], turns[1], turns[2], turns[4], lone}
+        assert read[turns[0]].around == (turns[1],)
+        assert read[turns[2]].around == (turns[1], turns[3])
+        assert read[lone].around == ()
+        assert read[turns[4]].around is None  # not asked for
+        assert read[turns[1]].around is None
+        lookup = neighbours(session=session, ids=[turns[0], turns[2], lone])
+    assert lookup == {turns[0]: (turns[1],), turns[2]: (turns[1], turns[3])}
+
+
 @pytest.mark.postgres
 def test_on_postgresql_a_lookup_of_any_number_of_memories_is_one_prepared_statement(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -142,6 +171,6 @@ def test_on_postgresql_a_lookup_of_any_number_of_memories_is_one_prepared_statem
                 assert around[ids[0]] == (ids[1],)
             prepared = session.execute(
                 text("SELECT statement FROM pg_prepared_statements WHERE statement LIKE :lookup"),
-                {"lookup": "SELECT c.id, (SELECT m.id FROM memories m%"},
+                {"lookup": "SELECT c.id, (SELECT n.id FROM memories n%"},
             ).scalars()
             assert len(list(prepared)) == 1

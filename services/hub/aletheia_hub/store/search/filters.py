@@ -5,10 +5,18 @@ from typing import Any, Final
 
 from sqlalchemy import ColumnElement, Table, and_, or_
 
-from aletheia_hub.store.search.model import PROJECT_SCOPE, USER_SCOPE, MemoryHit, SearchQuery
+from aletheia_hub.store.search.model import (
+    PROJECT_SCOPE,
+    USER_SCOPE,
+    CandidateRow,
+    MemoryHit,
+    SearchQuery,
+)
+from aletheia_hub.store.search.neighbours import around_of
 
 # The columns of hit_columns, as SQL on a `memories` table named m.
 HIT_SQL: Final = "m.id, m.project, m.title, m.type, m.kind, m.tool, m.pinned, m.created_at_ms"
+HIT_COLUMNS: Final = HIT_SQL.count(",") + 1
 
 
 def hit_columns(table: Table) -> list[Any]:
@@ -176,3 +184,10 @@ def date_order_sql(query: SearchQuery) -> str:
 def memory_hit(row: Any) -> MemoryHit:
     """A hit from a row of HIT_SQL (a keyword score may follow); SQLite stores pinned as 0/1."""
     return MemoryHit(row[0], row[1], row[2], row[3], row[4], row[5], bool(row[6]), *row[7:])
+
+
+def candidate_row(row: Any, terms: set[str], head: str, with_around: bool) -> CandidateRow:
+    """A candidate from a row of HIT_SQL and the backend's columns of its terms and head,
+    which end the row, or come just before the two neighbours' columns `with_around`."""
+    around = around_of(row[-2], row[-1]) if with_around else None
+    return CandidateRow(memory_hit(row[:HIT_COLUMNS]), terms, head, around)

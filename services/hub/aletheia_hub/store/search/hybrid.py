@@ -17,6 +17,7 @@ embedded without the name from the start, beside the question itself.
 """
 
 import threading
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Final, Literal
@@ -188,6 +189,8 @@ class _Pool:
     similarity_of: dict[int, float] = field(default_factory=dict)
     near: list[int] = field(default_factory=list)  # found by the vector side, nearest first
     around: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    # Neighbours read with the candidates likely to need them, before they are asked for.
+    read_around: dict[int, tuple[int, ...]] = field(default_factory=dict)
     brought: list[int] = field(default_factory=list)  # found only as neighbours
     heads: dict[int, str] = field(default_factory=dict)
     # What scores the cosine of a candidate brought in later: the model, vector and bound.
@@ -201,7 +204,8 @@ class _Pool:
             return self.keyword
         keyword = search(session=session, query=replace(query, offset=0, limit=self.depth))
         weights = keyword.term_weights
-        self._read([hit.id for hit in keyword.memories], None)
+        found = [hit.id for hit in keyword.memories]
+        self._read(found, None, around=found[:NEIGHBOUR_POOL])
         whole = sum(share(self.held[hit.id], weights) >= WHOLE for hit in keyword.memories)
         if len(weights) > 1 and whole < query.offset + query.limit:
             # Too few keyword hits hold every word: near copies repeating some of them may
@@ -214,7 +218,8 @@ class _Pool:
                 if hit.id not in self.held
             ]
             keyword = replace(keyword, memories=[*keyword.memories, *complete])
-            self._read([hit.id for hit in complete], None)
+            more = [hit.id for hit in complete]
+            self._read(more, None, around=more[: max(NEIGHBOUR_POOL - len(found), 0)])
         self.keyword = keyword
         self.hits.update((hit.id, hit) for hit in keyword.memories)
         return keyword
@@ -245,7 +250,10 @@ class _Pool:
     ) -> None:
         """The memories found nearest the vector, as candidates, and every candidate's cosine
         to it."""
-        self._add([i for i, _ in near if i not in self.hits])
+        self._add(
+            [i for i, _ in near if i not in self.hits],
+            around=[i for i, _ in near[:NEIGHBOUR_POOL]],
+        )
         found = [i for i, _ in near if i in self.hits]
         self.near = list(dict.fromkeys([*self.near, *found]))
         self.similarity_of = {item: cos for item, cos in near if item in self.hits}
@@ -257,11 +265,13 @@ class _Pool:
         """The neighbours of each side's best candidates, and theirs (rerank.py)."""
         keyword_ids = [hit.id for hit in self.keyword.memories]
         seeds = keyword_ids[:NEIGHBOUR_POOL] + self.near[:NEIGHBOUR_POOL]
-        for _hop in range(NEIGHBOUR_HOPS):
-            found = neighbours(session=self.session, ids=[i for i in seeds if i not in self.around])
+        for hop in range(1, NEIGHBOUR_HOPS + 1):
+            found = self._neighbours([i for i in seeds if i not in self.around])
             self.around.update(found)
             seeds = list(dict.fromkeys(n for ids in found.values() for n in ids))
-            new = self._add([n for n in seeds if n not in self.hits])
+            unseen = [n for n in seeds if n not in self.hits]
+            # The next hop starts from these: their neighbours are read with them.
+            new = self._add(unseen, around=unseen if hop < NEIGHBOUR_HOPS else ())
             self.brought += new
             seeds = [n for n in seeds if n in self.hits]
         if self.brought and self.similar is not None:
@@ -292,18 +302,32 @@ class _Pool:
             for item, hit in self.hits.items()
         ]
 
-    def _add(self, ids: list[int]) -> list[int]:
-        """Those of `ids` the query may show, added as candidates."""
-        visible = self._read(ids, self.query)
+    def _neighbours(self, ids: list[int]) -> dict[int, tuple[int, ...]]:
+        """The neighbours of those of `ids` that have any (neighbours.neighbours), by id:
+        those read with the candidates, and the others looked up."""
+        missing = [item for item in ids if item not in self.read_around]
+        found = neighbours(session=self.session, ids=missing) if missing else {}
+        found.update((i, self.read_around[i]) for i in ids if self.read_around.get(i))
+        return dict(sorted(found.items()))
+
+    def _add(self, ids: list[int], around: Sequence[int] = ()) -> list[int]:
+        """Those of `ids` the query may show, added as candidates; with the neighbours of
+        those also in `around`."""
+        visible = self._read(ids, self.query, around)
         self.hits.update((item, row.hit) for item, row in visible.items())
         return [item for item in ids if item in visible]
 
-    def _read(self, ids: list[int], query: SearchQuery | None) -> dict[int, CandidateRow]:
-        """Read the terms and heads of those of `ids` that pass `query` (None: all)."""
-        found = read_candidates(session=self.session, ids=ids, query=query)
+    def _read(
+        self, ids: list[int], query: SearchQuery | None, around: Sequence[int] = ()
+    ) -> dict[int, CandidateRow]:
+        """Read the terms and heads of those of `ids` that pass `query` (None: all), and the
+        neighbours of those also in `around`."""
+        found = read_candidates(session=self.session, ids=ids, query=query, around=set(around))
         for item, row in found.items():
             self.held[item] = row.terms
             self.heads[item] = row.head
+            if row.around is not None:
+                self.read_around[item] = row.around
         return found
 
 

@@ -41,10 +41,15 @@ class KeywordIndex(Protocol):
     def held_terms(self, session: Session, ids: Sequence[int]) -> dict[int, set[str]]: ...
 
     def read_candidates(
-        self, session: Session, ids: Sequence[int], filters: tuple[str, list[Any]] | None
+        self,
+        session: Session,
+        ids: Sequence[int],
+        filters: tuple[str, list[Any]] | None,
+        around: tuple[str, list[Any]] | None = None,
     ) -> list[CandidateRow]:
         """Those of `ids` that pass `filters` (memory_filter_sql; None: every one), each with
-        its indexed terms and the head of its text, in one statement."""
+        its indexed terms, the head of its text and, with `around` (neighbours.around_columns
+        over alias m), its neighbours, in one statement."""
         ...
 
     def document_frequency(self, session: Session, term: str, cap: int) -> int: ...

@@ -62,11 +62,13 @@ HEAD_CHARS: Final = 300
 @dataclass(frozen=True, slots=True)
 class CandidateRow:
     """What the last steps of a search read of a candidate: its hit, the terms the keyword
-    index holds for it (title, text and file paths) and the head of its text."""
+    index holds for it (title, text and file paths), the head of its text and, when they were
+    asked for, its neighbours (neighbours.py)."""
 
     hit: MemoryHit
     terms: set[str]
     head: str
+    around: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ skipped, as everywhere in search.
 """
 
 from collections.abc import Sequence
-from typing import Final
+from typing import Any, Final
 
 from sqlmodel import Session
 
@@ -21,24 +21,42 @@ SESSION_GAP_MS: Final = 60 * 60 * 1000
 MAX_IDS: Final = 500  # ids looked up per statement
 
 
-def _side(earlier: bool, mark: str) -> str:
-    """The nearest memory of c's exchange on one side of c (ordered by time, then id)."""
+def _side(earlier: bool, mark: str, c: str = "c") -> str:
+    """The nearest memory of the exchange of row `c` (an alias of memories in the enclosing
+    statement) on one side of it, ordered by time, then id."""
     compare, order = ("<", "DESC") if earlier else (">", "ASC")
-    low, high = ("c.created_at_ms - ", "c.created_at_ms") if earlier else ("c.created_at_ms", "")
+    at = f"{c}.created_at_ms"
     window = (
-        f"m.created_at_ms >= {low}{mark} AND m.created_at_ms <= {high}"
+        f"n.created_at_ms >= {at} - {mark} AND n.created_at_ms <= {at}"
         if earlier
-        else f"m.created_at_ms >= {low} AND m.created_at_ms <= c.created_at_ms + {mark}"
+        else f"n.created_at_ms >= {at} AND n.created_at_ms <= {at} + {mark}"
     )
     return (
-        f"(SELECT m.id FROM memories m WHERE m.project = c.project AND m.tool = c.tool"
+        f"(SELECT n.id FROM memories n WHERE n.project = {c}.project AND n.tool = {c}.tool"
         f" AND {window}"
-        f" AND (m.created_at_ms {compare} c.created_at_ms OR m.id {compare} c.id)"
-        " AND m.id != c.id AND m.dismissed_at_ms IS NULL AND m.superseded_at_ms IS NULL"
-        " AND (m.session_id IS NULL OR c.session_id IS NULL OR m.session_id = c.session_id)"
-        f" AND (m.session_id = c.session_id OR abs(m.created_at_ms - c.created_at_ms) <= {mark})"
-        f" ORDER BY m.created_at_ms {order}, m.id {order} LIMIT 1)"
+        f" AND (n.created_at_ms {compare} {c}.created_at_ms OR n.id {compare} {c}.id)"
+        f" AND n.id != {c}.id AND n.dismissed_at_ms IS NULL AND n.superseded_at_ms IS NULL"
+        f" AND (n.session_id IS NULL OR {c}.session_id IS NULL OR n.session_id = {c}.session_id)"
+        f" AND (n.session_id = {c}.session_id OR abs(n.created_at_ms - {at}) <= {mark})"
+        f" ORDER BY n.created_at_ms {order}, n.id {order} LIMIT 1)"
     )
+
+
+def around_columns(mark: str, ids: Sequence[int], alias: str) -> tuple[str, list[Any]]:
+    """Two columns for a statement over memories AS `alias`: the neighbour saved just before
+    and the one just after each of its rows whose id is one of `ids` (NULL where there is
+    none, and for the other rows), with their parameters. A search reads its candidates and
+    their neighbours at once (hybrid.py)."""
+    wanted, chunk = driver.one_of(f"{alias}.id", mark, ids)
+    sql = ", ".join(
+        f"CASE WHEN {wanted} THEN {_side(earlier, mark, alias)} END" for earlier in (True, False)
+    )
+    return sql, [*chunk, SESSION_GAP_MS, GAP_MS, *chunk, SESSION_GAP_MS, GAP_MS]
+
+
+def around_of(before: int | None, after: int | None) -> tuple[int, ...]:
+    """A memory's neighbours as ids, from the two columns that look them up."""
+    return tuple(other for other in (before, after) if other is not None)
 
 
 def neighbours(*, session: Session, ids: Sequence[int]) -> dict[int, tuple[int, ...]]:
@@ -54,7 +72,7 @@ def neighbours(*, session: Session, ids: Sequence[int]) -> dict[int, tuple[int, 
         )
         params = [SESSION_GAP_MS, GAP_MS, SESSION_GAP_MS, GAP_MS, *chunk]
         for item, before, after in driver.rows(session, sql, params):
-            around = tuple(other for other in (before, after) if other is not None)
+            around = around_of(before, after)
             if around:
                 found[item] = around
     return found

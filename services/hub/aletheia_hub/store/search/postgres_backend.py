@@ -14,7 +14,9 @@ from sqlmodel import Session
 from aletheia_hub.store import driver
 from aletheia_hub.store.search import pg_counts, pg_reading, pg_stats
 from aletheia_hub.store.search.filters import (
+    HIT_COLUMNS,
     HIT_SQL,
+    candidate_row,
     date_order_sql,
     fact_filter_sql,
     memory_filter_sql,
@@ -96,19 +98,24 @@ def held_terms(session: Session, ids: Sequence[int]) -> dict[int, set[str]]:
 
 
 def read_candidates(
-    session: Session, ids: Sequence[int], filters: tuple[str, list[Any]] | None
+    session: Session,
+    ids: Sequence[int],
+    filters: tuple[str, list[Any]] | None,
+    around: tuple[str, list[Any]] | None = None,
 ) -> list[CandidateRow]:
-    """Those of `ids` passing `filters`, with their indexed terms and the head of their text."""
+    """Those of `ids` passing `filters`, with their indexed terms and the head of their text,
+    and their neighbours with `around` (its two columns)."""
     if not ids:
         return []
     where, params = filters if filters is not None else ("TRUE", [])
+    columns, column_params = (f", {around[0]}", around[1]) if around is not None else ("", [])
     sql = (
         f"SELECT {HIT_SQL}, tsvector_to_array(m.search_vector), substr(m.text, 1, {HEAD_CHARS})"
-        f" FROM memories AS m WHERE m.id = ANY({MARK}) AND {where}"
+        f"{columns} FROM memories AS m WHERE m.id = ANY({MARK}) AND {where}"
     )
     return [
-        CandidateRow(memory_hit(row[:-2]), set(row[-2] or ()), row[-1])
-        for row in driver.rows(session, sql, [list(ids), *params])
+        candidate_row(row, set(row[HIT_COLUMNS] or ()), row[HIT_COLUMNS + 1], around is not None)
+        for row in driver.rows(session, sql, [*column_params, list(ids), *params])
     ]
 
 

@@ -11,7 +11,9 @@ from sqlmodel import Session
 
 from aletheia_hub.store import driver
 from aletheia_hub.store.search.filters import (
+    HIT_COLUMNS,
     HIT_SQL,
+    candidate_row,
     date_order_sql,
     fact_filter_sql,
     memory_filter_sql,
@@ -108,9 +110,13 @@ def held_terms(session: Session, ids: Sequence[int]) -> dict[int, set[str]]:
 
 
 def read_candidates(
-    session: Session, ids: Sequence[int], filters: tuple[str, list[Any]] | None
+    session: Session,
+    ids: Sequence[int],
+    filters: tuple[str, list[Any]] | None,
+    around: tuple[str, list[Any]] | None = None,
 ) -> list[CandidateRow]:
-    """Those of `ids` passing `filters`, with their indexed terms and the head of their text.
+    """Those of `ids` passing `filters`, with their indexed terms and the head of their text,
+    and their neighbours with `around` (its two columns).
 
     NOT INDEXED leaves SQLite only the rowids to look up. With the filters' OR of a project
     and a user-wide scope it walked the project's index instead, every memory of the project
@@ -118,14 +124,20 @@ def read_candidates(
     if not ids:
         return []
     where, params = filters if filters is not None else ("1", [])
+    columns, column_params = (f", {around[0]}", around[1]) if around is not None else ("", [])
     sql = (
-        f"SELECT {HIT_SQL}, f.title, f.body, f.files, substr(m.text, 1, {HEAD_CHARS})"
+        f"SELECT {HIT_SQL}, f.title, f.body, f.files, substr(m.text, 1, {HEAD_CHARS}){columns}"
         f" FROM memories AS m NOT INDEXED JOIN memories_fts AS f ON f.rowid = m.id"
         f" WHERE m.id IN ({', '.join(MARK for _ in ids)}) AND {where}"
     )
     return [
-        CandidateRow(memory_hit(row[:-4]), set(f"{row[-4]} {row[-3]} {row[-2]}".split()), row[-1])
-        for row in driver.rows(session, sql, [*ids, *params])
+        candidate_row(
+            row,
+            set(f"{row[HIT_COLUMNS]} {row[HIT_COLUMNS + 1]} {row[HIT_COLUMNS + 2]}".split()),
+            row[HIT_COLUMNS + 3],
+            around is not None,
+        )
+        for row in driver.rows(session, sql, [*column_params, *ids, *params])
     ]
 
 
