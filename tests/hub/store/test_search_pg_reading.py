@@ -66,9 +66,16 @@ def test_a_type_thins_what_a_walk_meets(monkeypatch: pytest.MonkeyPatch) -> None
     # Half the memories are notes: 33,000 matches of web's, met one in six walking back.
     notes = SearchQuery(projects=["web"], scope="project", type="note")
     assert reading_for(monkeypatch, notes, 330_000) == Reading(newest=2_000)
-    # A tenth are decisions: 6,600 matches, cheaper to rank all than to walk 60,000 memories.
+    # A tenth are decisions: 6,600 matches, met one in thirty walking back. Ranking them all
+    # would read every one of web's 66,000 matches (the word index holds the project, not the
+    # type), more than walking 60,000 memories.
     decisions = SearchQuery(projects=["web"], scope="project", type="decision")
-    assert reading_for(monkeypatch, decisions, 330_000) == EVERY_MATCH
+    assert reading_for(monkeypatch, decisions, 330_000) == Reading(newest=2_000)
+    # 7,000 matches in the store: web's 1,400 hold 140 decisions, and are all read and ranked.
+    assert reading_for(monkeypatch, decisions, 7_000) == EVERY_MATCH
+    # 110,000 in the store, 22,000 of web's: 2,200 decisions, met one in ninety walking back.
+    # Reading all 22,000 costs less than walking 180,000 memories (79 ms against 236).
+    assert reading_for(monkeypatch, decisions, 110_000) == EVERY_MATCH
     # No memory has a type the statistics' full list lacks; nor one outside both filters.
     for none in (
         SearchQuery(projects=["web"], scope="project", type="unheard-of"),

@@ -58,20 +58,22 @@ def reading(session: Session, query: SearchQuery, matches: float) -> Reading:
     # The share of memories of the query's type and kind, and then of its projects too (its
     # dates are left out: a walk back reads only inside them).
     kinds = _share(session, "type", _types(query)) * _share(session, "kind", _kinds(query))
-    scope = kinds * projects.share_of(query.projects)
-    in_scope = matches * scope
+    in_projects = matches * projects.share_of(query.projects)
+    in_scope = in_projects * kinds
     if in_scope <= NEWEST_MATCHES:
         return EVERY_MATCH
     one_project = query.scope == "project" and len(set(query.projects or ())) == 1
-    per_id = max(matches / rows * scope, 1e-9)  # matches in scope per memory
+    per_id = max(in_scope / rows, 1e-9)  # matches in scope per memory
     met = max(matches / rows * kinds, 1e-9) if one_project else per_id  # per memory walked
     recent = NEWEST_MATCHES / per_id
+    # The word index holds the project beside each word, but not the type or kind: a match in
+    # the query's projects is read before those filters can drop it.
     costs = {
-        EVERY_MATCH: in_scope * MATCH_READ_US,
+        EVERY_MATCH: in_projects * MATCH_READ_US,
         Reading(newest=NEWEST_MATCHES): NEWEST_MATCHES / met * WALK_READ_US,
-        # The word index's matches in scope and the recent ids' entries, intersected.
-        Reading(recent_ids=int(recent) + 1): (in_scope + recent) * ENTRY_US
-        + NEWEST_MATCHES * MATCH_READ_US,
+        # The word index's matches in the projects and the recent ids' entries, intersected.
+        Reading(recent_ids=int(recent) + 1): (in_projects + recent) * ENTRY_US
+        + NEWEST_MATCHES / kinds * MATCH_READ_US,
     }
     return min(costs, key=lambda how: costs[how])
 
