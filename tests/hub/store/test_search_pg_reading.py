@@ -22,7 +22,7 @@ from tests.hub.store.pg_database import database_without_pgvector
 
 MILLION: Final = 1_000_000
 PROJECTS = ValueStats(MILLION, {"web": 0.2, "api": 0.1}, 0.0005)
-TYPES = ValueStats(MILLION, {"note": 0.5, "decision": 0.1}, 0.0)
+TYPES = ValueStats(MILLION, {"note": 0.5, "decision": 0.1, "gotcha": 0.02}, 0.0)
 
 
 def reading_for(monkeypatch: pytest.MonkeyPatch, query: SearchQuery, matches: float) -> Reading:
@@ -67,15 +67,40 @@ def test_a_type_thins_what_a_walk_meets(monkeypatch: pytest.MonkeyPatch) -> None
     notes = SearchQuery(projects=["web"], scope="project", type="note")
     assert reading_for(monkeypatch, notes, 330_000) == Reading(newest=2_000)
     # A tenth are decisions: 6,600 matches, met one in thirty walking back. Ranking them all
-    # would read every one of web's 66,000 matches (the word index holds the project, not the
-    # type), more than walking 60,000 memories.
+    # would read every one of web's 66,000 matches: the decisions' own index holds more
+    # (100,000), so it is no help, and walking 60,000 memories reads less.
     decisions = SearchQuery(projects=["web"], scope="project", type="decision")
     assert reading_for(monkeypatch, decisions, 330_000) == Reading(newest=2_000)
-    # 7,000 matches in the store: web's 1,400 hold 140 decisions, and are all read and ranked.
-    assert reading_for(monkeypatch, decisions, 7_000) == EVERY_MATCH
     # 110,000 in the store, 22,000 of web's: 2,200 decisions, met one in ninety walking back.
     # Reading all 22,000 costs less than walking 180,000 memories (79 ms against 236).
     assert reading_for(monkeypatch, decisions, 110_000) == EVERY_MATCH
+
+
+def test_a_rare_types_index_is_intersected_with_the_words(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Two in a hundred are gotchas: 6,600 of the word's 330,000 matches over every project.
+    # The gotchas' index (20,000 entries) and the word's matches, intersected, leave only them
+    # to read; without it every match would be read, and the recent ids would be cheaper.
+    gotchas = SearchQuery(scope="project", type="gotcha")
+    assert reading_for(monkeypatch, gotchas, 330_000) == EVERY_MATCH
+
+
+def test_a_kind_is_read_before_it_is_filtered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The word index holds the project, no index the kind: ranking every match of one kind
+    reads every match in the projects."""
+    kinds = ValueStats(MILLION, {"note": 0.9, "turn": 0.1}, 0.0)
+    stats = {"project": PROJECTS, "type": TYPES, "kind": kinds}
+    monkeypatch.setattr(pg_stats, "value_stats", lambda _session, column: stats[column])
+    monkeypatch.setattr(pg_stats, "project_stats", lambda _session: PROJECTS)
+    monkeypatch.setattr(pg_reading, "NEWEST_MATCHES", 2_000)
+    turns = SearchQuery(projects=["web"], scope="project", kind="turn")
+    # 6,600 turns among web's 66,000 matches, met one in thirty walking back (60,000 memories
+    # against 66,000 rows read).
+    assert pg_reading.reading(None, turns, 330_000) == Reading(newest=2_000)  # type: ignore[arg-type]
+    # Gotchas over every project: their index is intersected first (above).
+    gotchas = SearchQuery(scope="project", type="gotcha")
+    assert pg_reading.reading(None, gotchas, 330_000) == EVERY_MATCH  # type: ignore[arg-type]
     # No memory has a type the statistics' full list lacks; nor one outside both filters.
     for none in (
         SearchQuery(projects=["web"], scope="project", type="unheard-of"),
@@ -243,6 +268,33 @@ def test_a_walk_back_in_one_project_reads_that_projects_index(
     assert tuple(scans) == (1, 0)
     web = [i for i, note in zip(ids, notes(), strict=True) if note.project == "web"]
     assert len(found) == 10 and set(found) <= set(web[-100:])
+
+
+@pytest.mark.postgres
+def test_a_search_of_a_rare_type_reads_that_types_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every memory says deploy, one in a hundred is a decision: PostgreSQL reads the
+    decisions' index (migration 0016) rather than every match of the word."""
+    monkeypatch.setattr(pg_stats, "STATS_MIN_ROWS", 1_000)
+    memories = [
+        NewMemory("web", f"Note {n}", f"deploy step {n}", "decision" if n % 100 == 0 else "note")
+        for n in range(COUNT)
+    ]
+    with store_on("postgres", tmp_path) as db:
+        with db.write_session() as session:
+            ids = save_many(session, memories)
+        with db.engine.begin() as connection:
+            connection.execute(text("ANALYZE memories"))
+        query = SearchQuery(text="deploy", projects=["web"], scope="project", type="decision")
+        with db.read_session() as session:
+            found = search(session=session, query=query).memories
+            scans = session.execute(
+                text("SELECT pg_stat_get_xact_numscans('ix_memories_type_created'::regclass)")
+            ).scalar_one()
+    decisions = [i for i, memory in zip(ids, memories, strict=True) if memory.type == "decision"]
+    assert sorted(hit.id for hit in found) == decisions
+    assert scans >= 1
 
 
 @pytest.mark.postgres

@@ -30,6 +30,7 @@ class Memory(SQLModel, table=True):
         Index("ix_memories_project_created", "project", "created_at_ms", "id"),
         Index("ix_memories_created", "created_at_ms", "id"),
         Index("ix_memories_scope_owner", "scope", "owner"),
+        Index("ix_memories_type_created", "type", "created_at_ms", "id"),
     )
     id: int = Field(
         sa_column=Column(Integer, ForeignKey("entries.id", ondelete="CASCADE"), primary_key=True)

@@ -57,7 +57,8 @@ def reading(session: Session, query: SearchQuery, matches: float) -> Reading:
     rows = projects.rows
     # The share of memories of the query's type and kind, and then of its projects too (its
     # dates are left out: a walk back reads only inside them).
-    kinds = _share(session, "type", _types(query)) * _share(session, "kind", _kinds(query))
+    typed = _share(session, "type", _types(query))
+    kinds = typed * _share(session, "kind", _kinds(query))
     in_projects = matches * projects.share_of(query.projects)
     in_scope = in_projects * kinds
     if in_scope <= NEWEST_MATCHES:
@@ -67,9 +68,16 @@ def reading(session: Session, query: SearchQuery, matches: float) -> Reading:
     met = max(matches / rows * kinds, 1e-9) if one_project else per_id  # per memory walked
     recent = NEWEST_MATCHES / per_id
     # The word index holds the project beside each word, but not the type or kind: a match in
-    # the query's projects is read before those filters can drop it.
+    # the query's projects is read before those filters can drop it, unless the type's own
+    # index (migration 0016) holds fewer entries than those matches and is intersected with
+    # them first. A type held by more is no help: at a million memories, 143,000 decisions
+    # intersected with 36,600 matches in one project read 14,900 rows for 5,200 (127 ms).
+    every = in_projects * MATCH_READ_US
+    typed_entries = typed * rows
+    if (query.type is not None or query.types is not None) and typed_entries < in_projects:
+        every = typed_entries * ENTRY_US + in_projects * typed * MATCH_READ_US
     costs = {
-        EVERY_MATCH: in_projects * MATCH_READ_US,
+        EVERY_MATCH: every,
         Reading(newest=NEWEST_MATCHES): NEWEST_MATCHES / met * WALK_READ_US,
         # The word index's matches in the projects and the recent ids' entries, intersected.
         Reading(recent_ids=int(recent) + 1): (in_projects + recent) * ENTRY_US
