@@ -5,7 +5,7 @@ The keyword index holds the project beside each word (migration 0011), not the t
 ranking of every match of a type read every match in the projects before the filter dropped
 the others. At a million memories, a search for a common word among the 1,058 notes read
 330,000 rows (780 ms); with this index PostgreSQL reads only the notes among the word's
-matches (55 ms across every project, 8 ms in one). The same order serves a walk back through
+matches (20-55 ms across every project, 4-8 ms in one). The same order serves a walk back through
 one type's newest memories. SQLite gets it too, so that both stores hold the indexes the
 models declare.
 
