@@ -151,15 +151,16 @@ def _checked_root(root: Path) -> Path:
     return resolved
 
 
-def apply(changes: Iterable[Change]) -> None:
-    """Write each change atomically; refuse a file that changed since it was planned."""
+def apply(changes: Iterable[Change], root: Path) -> None:
+    """Write each change atomically; refuse a file that changed since it was planned, and
+    every change if one leads through a link out of the root."""
     try:
-        managed_block.apply(changes)
+        managed_block.apply(changes, root)
     except managed_block.ChangedMeanwhile as error:
         raise FolderContextError(
             f"{error.path} changed while the folder context was updated; run it again."
         ) from None
-    except managed_block.UnusableLink as error:
+    except managed_block.WriteRefused as error:
         raise FolderContextError(str(error)) from None
 
 

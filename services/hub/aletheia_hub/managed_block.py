@@ -8,7 +8,9 @@ block to start it on its own paragraph.
 
 A symbolic link (dotfile managers make them) is the user's: it is never replaced or removed.
 Writes and deletes go to the file it leads to; for a link that leads nowhere yet, that file is
-created.
+created. Given the project root a file belongs to, a write whose real place (through links to
+the file or to a folder on its way) lies outside that root is refused before anything is
+written: a cloned repository's `AGENTS.md -> ~/.bashrc` must not get our block.
 """
 
 import difflib
@@ -50,6 +52,10 @@ class ChangedMeanwhile(WriteRefused):
 class UnusableLink(WriteRefused):
     """A symbolic link whose file cannot be written: it leads round in a circle, into a folder
     that does not exist, or to a file the system will not let us replace."""
+
+
+class OutsideRoot(WriteRefused):
+    """A file of a project whose real place, through symbolic links, is outside the project."""
 
 
 class BlockFormat:
@@ -144,8 +150,12 @@ def read_text(path: Path) -> str | None:
         return None
 
 
-def apply(changes: Iterable[Change]) -> None:
-    """Write each change atomically; refuse a file that changed since it was planned."""
+def apply(changes: Iterable[Change], root: Path | None = None) -> None:
+    """Write each change atomically; refuse a file that changed since it was planned. Given
+    the project root, refuse every change, before writing any, if one leads out of it."""
+    changes = list(changes)
+    if root is not None:
+        check_inside(changes, root)
     for change in changes:
         if read_text(change.path) != change.before:
             raise ChangedMeanwhile(change.path)
@@ -154,6 +164,27 @@ def apply(changes: Iterable[Change]) -> None:
         else:
             change.path.parent.mkdir(parents=True, exist_ok=True)
             write_atomically(change.path, change.after)
+
+
+def real_path(path: Path) -> Path:
+    """Where a path's bytes are: every symbolic link on the way followed, the file's own and its
+    folders' (a link that leads nowhere yet: the file it would create)."""
+    return Path(os.path.realpath(path))
+
+
+def check_inside(changes: Iterable[Change], root: Path) -> None:
+    """Refuse (OutsideRoot) the first change whose file is really outside the project root."""
+    base = real_path(root.expanduser())
+    for change in changes:
+        real = real_path(change.path)
+        if not real.is_relative_to(base):
+            raise OutsideRoot(
+                change.path,
+                f"{change.path} leads through a symbolic link to {real}, outside the project "
+                f"{base}; nothing was written. Aletheia writes only inside the project: replace "
+                "the link with a file of its own (or point it inside the project), then run "
+                "this again.",
+            )
 
 
 def resolve_link(path: Path) -> Path:
@@ -229,11 +260,20 @@ def display_name(path: Path, root: Path | None) -> str:
     return str(path)
 
 
+def shown_name(path: Path, root: Path | None) -> str:
+    """The path as display_name shows it, followed by where it really leads when a symbolic
+    link takes it elsewhere (`CLAUDE.md -> AGENTS.md`, `CLAUDE.md -> /home/me/x.md`)."""
+    name = display_name(path, root)
+    real = display_name(real_path(path), root)
+    return name if real == name else f"{name} -> {real}"
+
+
 def diff(changes: Iterable[Change], root: Path | None = None) -> str:
-    """A unified diff of the changes, paths relative to the root; empty when nothing changes."""
+    """A unified diff of the changes, paths relative to the root (each followed by the file a
+    link leads to, when it leads elsewhere); empty when nothing changes."""
     parts: list[str] = []
     for change in changes:
-        name = display_name(change.path, root)
+        name = shown_name(change.path, root)
         parts.extend(
             difflib.unified_diff(
                 (change.before or "").splitlines(keepends=True),

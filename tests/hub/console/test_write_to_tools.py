@@ -106,6 +106,30 @@ def test_a_chosen_folder_is_previewed_then_written_with_the_chosen_projects_rule
     assert "Apply to every file" not in http.get("/rules/write", params=chosen).text
 
 
+def test_a_link_out_of_the_project_is_named_in_the_preview_and_applying_it_is_refused(
+    http: TestClient, shop_folder: Path
+) -> None:
+    outside = shop_folder.parent.parent / "fake_claude"
+    outside.write_text("# Someone else's notes\n")
+    (shop_folder / "CLAUDE.md").symlink_to("../../fake_claude")
+    csrf = csrf_of(http)
+    http.post(
+        "/rules", data={"csrf": csrf, "then": "Run pnpm test", "tier": "project", "project": "shop"}
+    )
+    chosen = {"project": "shop", "folder": str(shop_folder)}
+    preview = http.get("/rules/write", params=chosen).text
+    assert f"--- a/CLAUDE.md -&gt; {outside}\n+++ b/CLAUDE.md -&gt; {outside}" in preview
+    assert f"leads through a symbolic link to {outside}, outside the project" in preview
+    assert "Apply to every file" not in preview
+    refused = http.post("/rules/write", data={"csrf": csrf, **chosen})
+    assert refused.status_code == 409
+    assert f"{shop_folder / 'CLAUDE.md'} leads through a symbolic link to {outside}" in (
+        refused.text
+    )
+    assert outside.read_text() == "# Someone else's notes\n"
+    assert sorted(path.name for path in shop_folder.iterdir()) == [".git", "CLAUDE.md", "src"]
+
+
 def test_without_a_project_the_folders_own_project_is_written(
     http: TestClient, shop_folder: Path
 ) -> None:

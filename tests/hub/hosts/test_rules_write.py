@@ -180,14 +180,17 @@ def test_a_claude_md_linked_to_agents_md_gets_one_block_and_stays_a_link(
 def test_one_hosts_linked_file_is_written_where_the_link_leads(
     cli: Cli, store: Path, shop: Path
 ) -> None:
-    real = shop.parent / "dotfiles" / "CLAUDE.md"
+    real = shop / "docs" / "CLAUDE.md"
     real.parent.mkdir()
     (shop / "CLAUDE.md").rename(real)
-    (shop / "CLAUDE.md").symlink_to("../dotfiles/CLAUDE.md")
+    (shop / "CLAUDE.md").symlink_to("docs/CLAUDE.md")
+    code, out, err = write(cli, store, shop, "--tool", "claude-code")
+    assert code == 0, err
+    assert "--- a/CLAUDE.md -> docs/CLAUDE.md\n" in out  # the diff names the file written
     code, out, err = write(cli, store, shop, "--tool", "claude-code", "--write")
     assert code == 0, err
     assert out == "updated CLAUDE.md\n"
-    assert os.readlink(shop / "CLAUDE.md") == "../dotfiles/CLAUDE.md"
+    assert os.readlink(shop / "CLAUDE.md") == "docs/CLAUDE.md"
     written = real.read_text()
     assert written.startswith(CLAUDE_TEXT + "\n<!-- aletheia-rules -->\n")
     assert rule_lines(written) == RULE_LINES
@@ -197,9 +200,9 @@ def test_one_hosts_linked_file_is_written_where_the_link_leads(
 def test_a_dangling_link_gets_the_rules_file_and_keeps_it_until_the_rules_go(
     cli: Cli, store: Path, shop: Path
 ) -> None:
-    real = shop.parent / "dotfiles" / "GEMINI.md"
+    real = shop / "notes" / "GEMINI.md"
     real.parent.mkdir()
-    (shop / "GEMINI.md").symlink_to("../dotfiles/GEMINI.md")
+    (shop / "GEMINI.md").symlink_to("notes/GEMINI.md")
     code, out, err = write(cli, store, shop, "--all", "--write")
     assert code == 0, err
     assert "created GEMINI.md" in out.splitlines()
@@ -211,4 +214,38 @@ def test_a_dangling_link_gets_the_rules_file_and_keeps_it_until_the_rules_go(
     assert code == 0, err
     assert "deleted GEMINI.md" in out.splitlines()
     assert not real.exists()  # the file we created is gone; the user's link is left as made
-    assert os.readlink(shop / "GEMINI.md") == "../dotfiles/GEMINI.md"
+    assert os.readlink(shop / "GEMINI.md") == "notes/GEMINI.md"
+
+
+def test_a_link_out_of_the_project_is_named_in_the_diff_and_refused_with_nothing_written(
+    cli: Cli, store: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "fake_claude"
+    outside.write_text(CLAUDE_TEXT)
+    repo = tmp_path / "clones" / "shop"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "AGENTS.md").write_text(AGENTS_TEXT)
+    (repo / "CLAUDE.md").symlink_to("../../fake_claude")
+
+    code, out, err = write(cli, store, repo, "--all")
+    assert code == 0, err
+    assert f"--- a/CLAUDE.md -> {outside}\n" in out
+    code, out, err = write(cli, store, repo, "--all", "--write")
+    assert code == 1 and out == ""
+    assert f"{repo / 'CLAUDE.md'} leads through a symbolic link to {outside}" in err
+    assert f"outside the project {repo}; nothing was written." in err
+    assert outside.read_text() == CLAUDE_TEXT
+    assert (repo / "AGENTS.md").read_text() == AGENTS_TEXT  # refused before any file
+    assert sorted(path.name for path in repo.iterdir()) == [".git", "AGENTS.md", "CLAUDE.md"]
+
+
+def test_a_linked_folder_that_leads_out_of_the_project_is_refused(
+    cli: Cli, store: Path, shop: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (shop / ".cursor").symlink_to("../elsewhere")
+    code, _out, err = write(cli, store, shop, "--tool", "cursor", "--write")
+    assert code == 1
+    assert f"to {elsewhere / 'rules' / 'aletheia.mdc'}, outside the project {shop}" in err
+    assert list(elsewhere.iterdir()) == []

@@ -40,7 +40,7 @@ def body(root: Path) -> str:
 
 def rebuild(root: Path) -> list[folder_context.Change]:
     changes = folder_context.plan("rebuild", root, lambda: body(root))
-    folder_context.apply(changes)
+    folder_context.apply(changes, root)
     return changes
 
 
@@ -90,7 +90,7 @@ def test_rebuild_replaces_the_block_in_place_and_keeps_text_around_it(tmp_path: 
     changes = folder_context.plan(
         "rebuild", tmp_path, lambda: folder_context.render_body(NOTES[1:], tmp_path)
     )
-    folder_context.apply(changes)
+    folder_context.apply(changes, tmp_path)
     text = path.read_text()
     assert text.startswith("Top.\n\n" + OPEN_MARKER)
     assert text.endswith(CLOSE_MARKER + "\nAdded below by the user.\n")
@@ -119,7 +119,7 @@ def test_clean_deletes_a_file_only_when_we_created_it_and_nothing_else_is_left(
 ) -> None:
     rebuild(tmp_path)
     changes = folder_context.plan("clean", tmp_path, lambda: "")
-    folder_context.apply(changes)
+    folder_context.apply(changes, tmp_path)
     assert folder_context.describe(changes, tmp_path) == [
         "deleted AGENTS.md (created by Aletheia, nothing else in it)"
     ]
@@ -130,14 +130,14 @@ def test_clean_keeps_a_file_we_created_once_the_user_wrote_in_it(tmp_path: Path)
     rebuild(tmp_path)
     path = tmp_path / "AGENTS.md"
     path.write_text(path.read_text() + "Mine now.\n")
-    folder_context.apply(folder_context.plan_clean(tmp_path))
+    folder_context.apply(folder_context.plan_clean(tmp_path), tmp_path)
     assert path.read_bytes() == b"Mine now.\n"
 
 
 def test_clean_keeps_an_empty_file_the_user_made(tmp_path: Path) -> None:
     write_tree(tmp_path, {"AGENTS.md": ""})
     rebuild(tmp_path)
-    folder_context.apply(folder_context.plan_clean(tmp_path))
+    folder_context.apply(folder_context.plan_clean(tmp_path), tmp_path)
     assert (tmp_path / "AGENTS.md").read_bytes() == b""
 
 
@@ -147,7 +147,7 @@ def test_clean_touches_only_the_root_file(tmp_path: Path) -> None:
     text = (tmp_path / "AGENTS.md").read_text()
     block = text[text.index(OPEN_MARKER) :]
     (tmp_path / "web/AGENTS.md").write_text("Web rules.\n" + block)
-    folder_context.apply(folder_context.plan_clean(tmp_path))
+    folder_context.apply(folder_context.plan_clean(tmp_path), tmp_path)
     assert (tmp_path / "AGENTS.md").read_bytes() == USER_FILES["AGENTS.md"].encode()
     assert OPEN_MARKER in (tmp_path / "web/AGENTS.md").read_text()
 
@@ -156,7 +156,7 @@ def test_purge_removes_every_block_and_leaves_every_user_byte(tmp_path: Path) ->
     write_tree(tmp_path, USER_FILES)
     for folder in ("", "web", "docs/deep", "lib"):
         changes = folder_context.plan_rebuild(tmp_path / folder, body(tmp_path))
-        folder_context.apply(changes)
+        folder_context.apply(changes, tmp_path)
     (tmp_path / "new").mkdir()
     rebuild(tmp_path / "new")  # a file only Aletheia wrote
     (tmp_path / "node_modules").mkdir()
@@ -171,7 +171,7 @@ def test_purge_removes_every_block_and_leaves_every_user_byte(tmp_path: Path) ->
         "updated lib/AGENTS.md",
         "updated web/AGENTS.md",
     ]
-    folder_context.apply(changes)
+    folder_context.apply(changes, tmp_path)
     after = tree(tmp_path)
     expected = {name: text.encode() for name, text in USER_FILES.items()}
     expected["web/AGENTS.md"] += b"User text after the block, \xff raw byte.\n"
@@ -185,7 +185,7 @@ def test_purge_removes_every_block_and_leaves_every_user_byte(tmp_path: Path) ->
 def test_purge_removes_a_hand_copied_block_without_meta(tmp_path: Path) -> None:
     text = f"Before.\n{OPEN_MARKER}\nold copy\n{CLOSE_MARKER}\nAfter.\n"
     write_tree(tmp_path, {"sub/AGENTS.md": text})
-    folder_context.apply(folder_context.plan_purge(tmp_path))
+    folder_context.apply(folder_context.plan_purge(tmp_path), tmp_path)
     assert (tmp_path / "sub/AGENTS.md").read_text() == "Before.\nAfter.\n"
 
 
@@ -194,7 +194,7 @@ def test_apply_refuses_a_file_that_changed_since_the_plan(tmp_path: Path) -> Non
     changes = folder_context.plan_rebuild(tmp_path, body(tmp_path))
     (tmp_path / "AGENTS.md").write_text("Two.\n")
     with pytest.raises(FolderContextError, match="changed while"):
-        folder_context.apply(changes)
+        folder_context.apply(changes, tmp_path)
     assert (tmp_path / "AGENTS.md").read_text() == "Two.\n"
 
 

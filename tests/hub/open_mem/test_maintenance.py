@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from aletheia_hub.auth import LOCAL_USER, Principal
-from aletheia_hub.folder_context import OPEN_MARKER
+from aletheia_hub.folder_context import CLOSE_MARKER, OPEN_MARKER
 from aletheia_hub.mcp.context import ToolContext
 from aletheia_hub.mcp.errors import ToolError
 from aletheia_hub.mcp.tools.open_mem.maintenance import MaintenanceArgs, maintenance
@@ -124,3 +124,36 @@ def test_a_folder_of_another_project_is_refused(db: Database, shop: Path) -> Non
         f"Your folder {shop} belongs to project shop, not to this session's project billing;"
     )
     assert not (shop / "AGENTS.md").exists()
+
+
+def test_a_linked_agents_md_that_leads_out_of_the_project_is_refused(
+    db: Database, tmp_path: Path
+) -> None:
+    outside = tmp_path / "fake_bashrc"
+    shop = tmp_path / "clones" / "shop"
+    (shop / ".git").mkdir(parents=True)
+    (shop / "AGENTS.md").symlink_to("../../fake_bashrc")
+    # Rebuild would append a block; clean would take one out of a file that holds one.
+    for action, text in [
+        ("folderContextRebuild", "export PATH=$HOME/bin:$PATH\n"),
+        ("folderContextClean", f"x=1\n{OPEN_MARKER}\nold\n{CLOSE_MARKER}\n"),
+    ]:
+        outside.write_text(text)
+        with pytest.raises(ToolError) as refused:
+            call(db, action, shop)
+        assert refused.value.message.startswith(
+            f"Folder context {action.removeprefix('folderContext').lower()} failed: "
+            f"{shop / 'AGENTS.md'} leads through a symbolic link to {outside}, outside the "
+            f"project {shop}; nothing was written."
+        )
+        assert outside.read_text() == text
+    assert f"+++ b/AGENTS.md -> {outside}" in call(db, "folderContextDryRun", shop)
+
+
+def test_a_linked_agents_md_inside_the_project_is_written_through(db: Database, shop: Path) -> None:
+    (shop / "docs").mkdir()
+    (shop / "docs" / "AGENTS.md").write_text("Mine.\n")
+    (shop / "AGENTS.md").symlink_to("docs/AGENTS.md")
+    assert call(db, "folderContextRebuild", shop).endswith("- updated AGENTS.md")
+    assert (shop / "AGENTS.md").is_symlink()
+    assert (shop / "docs" / "AGENTS.md").read_text().startswith("Mine.\n\n" + OPEN_MARKER)

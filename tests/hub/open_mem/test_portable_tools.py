@@ -198,6 +198,26 @@ def test_mem_maintenance_acts_in_the_folder_the_proxy_names(
     assert not (root / "AGENTS.md").exists()
 
 
+def test_mem_maintenance_refuses_an_agents_md_that_links_out_of_the_project(
+    http: TestClient, tmp_path: Path
+) -> None:
+    outside = tmp_path / "fake_bashrc"
+    outside.write_text("alias ll='ls -l'\n")
+    root = tmp_path / "clones" / "shop"
+    (root / ".git").mkdir(parents=True)
+    (root / "AGENTS.md").symlink_to("../../fake_bashrc")  # as a cloned repository may hold
+    client = session(http)
+    client.headers[headers.CALLER_CWD] = quote(str(root), safe="/")
+    text, is_error = client.call_tool("mem-maintenance", {"action": "folderContextRebuild"})
+    assert is_error
+    assert text.startswith(
+        f"Folder context rebuild failed: {root / 'AGENTS.md'} leads through a symbolic link to "
+        f"{outside}, outside the project {root}; nothing was written."
+    )
+    assert outside.read_text() == "alias ll='ls -l'\n"
+    assert (root / "AGENTS.md").is_symlink()
+
+
 def test_a_team_hub_refuses_folder_context_and_checks_scopes(
     store_url: str, tmp_path: Path
 ) -> None:

@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
             text = folder_context.diff(changes, root)
             print(text or "AGENTS.md is up to date.", end="" if text else "\n")
             return 0
-        folder_context.apply(changes)
+        folder_context.apply(changes, root)
     except (FolderContextError, OSError) as error:
         print(f"aletheia: context {action}: {error}", file=sys.stderr)
         return 1

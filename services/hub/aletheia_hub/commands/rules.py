@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         print("Nothing was written; run again with --write to apply this.")
         return 0
     try:
-        managed_block.apply(changes)
+        managed_block.apply(changes, root)
     except managed_block.WriteRefused as error:
         print(f"aletheia rules write: {error}", file=sys.stderr)
         return 1

@@ -17,6 +17,7 @@ class HostPreview:
     host: str  # the host's name, e.g. Claude Code
     file: str  # its instruction file, from the project root
     diff: str  # the unified diff `aletheia rules write` would make; "" when current
+    refused: str  # why writing it is refused (a link out of the project); "" when it is not
 
 
 class HostRuleFiles:
@@ -48,15 +49,23 @@ class HostRuleFiles:
                     host=host.name,
                     file=host.instruction_file,
                     diff=managed_block.diff(changes, self._root) if changes else "",
+                    refused=self._refusal(changes),
                 )
             )
         return previews
+
+    def _refusal(self, changes: list[managed_block.Change]) -> str:
+        try:
+            managed_block.check_inside(changes, self._root)
+        except managed_block.OutsideRoot as error:
+            return str(error)
+        return ""
 
     def apply(self, rules: Sequence[RuleRecord]) -> list[str]:
         changes = rules_files.plan(
             rules_files.targets(HOSTS.values(), self._root), self._body(rules)
         )
-        managed_block.apply(changes)
+        managed_block.apply(changes, self._root)
         done = []
         for change in changes:
             verb = (

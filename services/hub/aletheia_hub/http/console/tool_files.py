@@ -24,6 +24,9 @@ class HostPreview(Protocol):
         self,
     ) -> str: ...  # the unified diff `aletheia rules write` would make; "" when current
 
+    @property
+    def refused(self) -> str: ...  # why writing it is refused (a link out of the project)
+
 
 class ToolFiles(Protocol):
     """The rule files of every host under one project root."""

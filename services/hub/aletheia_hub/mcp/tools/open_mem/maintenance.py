@@ -58,7 +58,7 @@ def maintenance(args: MaintenanceArgs, ctx: ToolContext) -> str:
         )
         if command == "dry-run":
             return formats.folder_context_diff(str(root), folder_context.diff(changes, root))
-        folder_context.apply(changes)
+        folder_context.apply(changes, root)
     except (FolderContextError, OSError) as error:
         raise ToolError(formats.folder_context_failed(command, str(error))) from None
     return formats.folder_context_done(command, str(root), folder_context.describe(changes, root))
