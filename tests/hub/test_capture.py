@@ -55,10 +55,20 @@ def test_hosts_are_named_by_commas_spaces_or_a_json_list() -> None:
     assert capture_is_off(["*"], "claude-code")
 
 
+def test_host_names_are_compared_in_one_form_whatever_their_case_or_spacing() -> None:
+    assert parse_hosts("Cursor, CODEX ,cursor") == ["cursor", "codex"]
+    assert parse_hosts('[" Cursor ", "Gemini-CLI", " "]') == ["cursor", "gemini-cli"]
+    for tool in ("Cursor", "CURSOR", "cursor ", "\tcursor"):
+        assert capture_is_off(["cursor"], tool), tool
+        assert capture_is_off(["Cursor "], tool), tool
+    assert not capture_is_off(["cursor"], "cursor-agent")
+    assert Settings(capture_off_for=["Cursor ", "CODEX"]).capture_off_for == ["cursor", "codex"]
+
+
 def test_the_hub_reads_capture_settings_from_the_environment(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv("ALETHEIA_CAPTURE_OFF_FOR", "cursor, codex")
+    monkeypatch.setenv("ALETHEIA_CAPTURE_OFF_FOR", "Cursor, CODEX ")
     monkeypatch.setenv("ALETHEIA_CAPTURE_MAX_AGE_DAYS", "7")
     monkeypatch.setenv("ALETHEIA_CAPTURE_MAX_PER_PROJECT", "50")
     monkeypatch.setenv("ALETHEIA_CAPTURE_MAX_BYTES_PER_PROJECT", "4096")

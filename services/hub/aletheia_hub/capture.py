@@ -4,7 +4,7 @@
 import hashlib
 import json
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Final
 
@@ -73,17 +73,31 @@ def request_hash(text: str) -> str:
     return hashlib.sha256(" ".join(text.split()).encode()).hexdigest()
 
 
+def host_key(name: str) -> str:
+    """A host name in the one form host names are compared in: `Cursor`, `CURSOR` and
+    `cursor ` are all `cursor`."""
+    return name.strip().casefold()
+
+
+def host_keys(names: Iterable[str]) -> list[str]:
+    """Each name's host_key once, in order; blank names dropped."""
+    return list(dict.fromkeys(key for key in map(host_key, names) if key))
+
+
 def parse_hosts(value: str) -> list[str]:
-    """Host names as a user writes them: `cursor,codex`, `cursor codex` or a JSON list."""
+    """Host names as a user writes them: `cursor,codex`, `cursor codex` or a JSON list; as
+    host keys (host_key)."""
     value = value.strip()
     if value.startswith("["):
         names = json.loads(value)
         if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
             raise ValueError('a JSON list of host names, such as ["cursor", "codex"]')
-        return [name.strip() for name in names if name.strip()]
-    return [name for name in re.split(r"[\s,]+", value) if name]
+        return host_keys(names)
+    return host_keys(re.split(r"[\s,]+", value))
 
 
 def capture_is_off(off_for: Collection[str], tool: str) -> bool:
-    """Whether prompts of `tool` (a host name such as `cursor`) are not to be kept."""
-    return EVERY_HOST in off_for or tool in off_for
+    """Whether prompts of `tool` (a host name such as `cursor`, in any case or spacing) are
+    not to be kept."""
+    keys = host_keys(off_for)
+    return EVERY_HOST in keys or host_key(tool) in keys

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from aletheia_hub.capture import CaptureLimits, parse_hosts
+from aletheia_hub.capture import CaptureLimits, host_keys, parse_hosts
 from aletheia_shared import env
 from aletheia_shared.store import (
     StoreLocation,
@@ -84,7 +84,11 @@ class Settings(BaseSettings):
     @field_validator("capture_off_for", mode="before")
     @classmethod
     def _host_names(cls, value: object) -> object:
-        return parse_hosts(value) if isinstance(value, str) else value
+        if isinstance(value, str):
+            return parse_hosts(value)
+        if isinstance(value, list) and all(isinstance(name, str) for name in value):
+            return host_keys(value)
+        return value
 
     def capture_limits(self) -> CaptureLimits:
         return CaptureLimits(

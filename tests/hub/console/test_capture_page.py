@@ -28,7 +28,7 @@ def settings(store_url: str, tmp_path: Path) -> Settings:
         capture_max_age_days=7,
         capture_max_per_project=50,
         capture_max_bytes_per_project=2048,
-        capture_off_for=["cursor", "codex"],
+        capture_off_for=["Cursor", "codex "],  # shown as host keys
     )
 
 

@@ -87,6 +87,8 @@ def test_the_hook_sends_the_prompt_without_its_private_text(
     [
         ("claude-code", "Deploy the shop"),
         ("cursor, claude-code", "Deploy the shop"),
+        ("Claude-Code", "Deploy the shop"),
+        ('["CLAUDE-CODE "]', "Deploy the shop"),
         ("*", "Deploy the shop"),
         ("", "<private>only this</private>"),
     ],

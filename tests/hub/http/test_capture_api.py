@@ -8,8 +8,10 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import text
 
+from aletheia_hub.app import create_app
 from aletheia_hub.settings import Settings
 from aletheia_hub.store.db import Database
+from tests.conftest import prefill_store
 from tests.helpers import McpHttpClient
 
 
@@ -69,6 +71,32 @@ def test_a_host_whose_capture_is_off_is_told_so_and_nothing_is_kept(
     assert episode_count(settings) == 0
     kept = http.post("/api/requests", json={"request": "Rename the billing job", "tool": "codex"})
     assert kept.status_code == 201
+    assert episode_count(settings) == 1
+
+
+@pytest.mark.parametrize("tool", ["Cursor", "CURSOR", "cursor ", " cUrSoR"])
+def test_capture_off_for_a_host_holds_whatever_case_or_spacing_the_tool_is_sent_in(
+    http: TestClient, settings: Settings, tool: str
+) -> None:
+    answer = http.post("/api/requests", json={"request": "Rename the billing job", "tool": tool})
+    assert answer.status_code == 200
+    assert answer.json()["captured"] is False
+    assert answer.json()["note"] == "Capture is off for cursor (ALETHEIA_CAPTURE_OFF_FOR)."
+    assert episode_count(settings) == 0
+
+
+@pytest.mark.parametrize("store_url", ["sqlite"], indirect=True)
+def test_hosts_named_in_any_case_in_the_hubs_setting_switch_capture_off(
+    store_url: str, tmp_path: Path, sqlite_template: Path
+) -> None:
+    settings = Settings(
+        database_url=store_url, data_dir=tmp_path, cwd=tmp_path, capture_off_for=[" Cursor"]
+    )
+    prefill_store(sqlite_template, store_url)
+    with TestClient(create_app(settings), base_url="http://127.0.0.1") as client:
+        off = client.post("/api/requests", json={"request": "Deploy", "tool": "cursor"})
+        kept = client.post("/api/requests", json={"request": "Deploy", "tool": "codex"})
+    assert (off.json()["captured"], kept.json()["captured"]) == (False, True)
     assert episode_count(settings) == 1
 
 

@@ -10,7 +10,7 @@ from starlette.concurrency import run_in_threadpool
 
 from aletheia_hub import auth
 from aletheia_hub.auth import Principal
-from aletheia_hub.capture import capture_is_off
+from aletheia_hub.capture import capture_is_off, host_key
 from aletheia_hub.http.auth import PrincipalDep
 from aletheia_hub.http.deps import DatabaseDep, RateLimiterDep, SettingsDep
 from aletheia_hub.http.rest_budget import spend_one
@@ -69,7 +69,8 @@ def _create(
     except auth.AccessDenied as error:
         raise HTTPException(status_code=403, detail=error.message) from None
     if capture_is_off(settings.capture_off_for, body.tool):
-        return _not_kept(project, f"Capture is off for {body.tool} (ALETHEIA_CAPTURE_OFF_FOR).")
+        host = host_key(body.tool)
+        return _not_kept(project, f"Capture is off for {host} (ALETHEIA_CAPTURE_OFF_FOR).")
     with db.write_session() as session:
         recorded = record_request(
             session=session,
