@@ -114,3 +114,34 @@ def test_a_malformed_file_is_refused_and_nothing_is_written(
     assert err.endswith("Nothing was written.\n")
     code, out, _ = run(capsys, "export", "--project", "other", "--database-url", store_url)
     assert json.loads(out)["observations"] == []
+
+
+def test_aletheia_import_gives_an_id_at_the_columns_end_a_new_one_and_refuses_one_past_it(
+    store_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    save_many(store_url, 1, project="billing")
+    edge, past = tmp_path / "edge.json", tmp_path / "past.json"
+    for path, number in ((edge, 2**31 - 1), (past, 2**31)):
+        observation = {"id": f"obs-{number}", "title": "Edge", "narrative": "At the edge."}
+        document = {"format": "aletheia-export", "version": 1, "exportedAt": "2026-12-01"}
+        path.write_text(
+            json.dumps(
+                {**document, "project": "shop", "observations": [{**observation, "createdAtMs": 1}]}
+            )
+        )
+    code, out, _ = run(capsys, "import", str(edge), "--database-url", store_url)
+    assert (code, out) == (
+        0,
+        "Imported into shop (mode skip): 1 added, 0 merged, 0 skipped, 0 replaced.\n",
+    )
+    code, out, err = run(capsys, "import", str(past), "--database-url", store_url)
+    assert (code, out) == (1, "")
+    assert err == (
+        "aletheia: import: Invalid payload: observations.0.id: obs-2147483648 is out of range: "
+        "observation ids run from obs-1 to obs-2147483647. Nothing was written.\n"
+    )
+    save_many(store_url, 2, project="billing")  # the first is held: the second is new
+    code, out, _ = run(capsys, "export", "--project", "shop", "--database-url", store_url)
+    assert [o["id"] for o in json.loads(out)["observations"]] == ["obs-2"]
+    code, out, _ = run(capsys, "export", "--project", "billing", "--database-url", store_url)
+    assert [o["id"] for o in json.loads(out)["observations"]] == ["obs-1", "obs-3"]

@@ -12,6 +12,7 @@ from sqlalchemy import create_engine
 from aletheia_hub.commands import backup
 from aletheia_hub.store.backup.tables import store_tables
 from aletheia_hub.store.db import Database
+from aletheia_hub.store.migrate import upgrade_to_head
 from aletheia_hub.store.vectors import save_vectors
 from aletheia_shared import headers
 from tests.conftest import POSTGRES_DSN, fresh_postgres_schema
@@ -132,6 +133,64 @@ def test_a_store_with_rows_is_never_restored_into(
     assert backup.run_restore(command_args(store_url, file)) == 1
     assert "the target store is not empty" in capsys.readouterr().err
     assert snapshot(store_url) == before
+
+
+def next_entry_id(url: str) -> int:
+    engine = create_engine(url)
+    try:
+        with engine.begin() as connection:
+            taken = connection.exec_driver_sql(
+                "INSERT INTO entries (kind, created_at_ms) VALUES ('memory', 0) RETURNING id"
+            ).scalar()
+    finally:
+        engine.dispose()
+    assert isinstance(taken, int)
+    return taken
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize(
+    ("last_id", "restored"),
+    [(2**31 - 1 - 1_000_000, True), (2**31 - 2, False), (2**31 - 1, False)],
+)
+def test_a_logical_backup_with_ids_at_the_columns_end_is_refused_on_postgresql(
+    postgres_schema_url: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    last_id: int,
+    restored: bool,
+) -> None:
+    """A store whose ids an old import wrote as they came would fail its next writes once
+    restored: the restore refuses it and leaves the target as it was."""
+    db = Database(postgres_schema_url)
+    try:
+        upgrade_to_head(db.engine)
+    finally:
+        db.dispose()
+    engine = create_engine(postgres_schema_url)
+    try:
+        with engine.begin() as connection:
+            connection.exec_driver_sql(
+                f"INSERT INTO entries (id, kind, created_at_ms) VALUES ({last_id}, 'memory', 0)"
+            )
+    finally:
+        engine.dispose()
+    file = tmp_path / "store.jsonl"
+    assert backup.run_backup(command_args(postgres_schema_url, file, "json")) == 0
+    capsys.readouterr()
+    with fresh_postgres_schema() as target:
+        if restored:
+            assert backup.run_restore(command_args(target, file)) == 0
+            assert next_entry_id(target) == last_id + 1
+            return
+        assert backup.run_restore(command_args(target, file)) == 1
+        assert capsys.readouterr().err == (
+            f"aletheia: restore failed: the backup's entries.id reaches {last_id}, within "
+            "1000000 of the largest id the column holds (2147483647), so the restored store "
+            "would soon fail every write; move its memories with `aletheia export` and "
+            "`aletheia import`, which give them new ids\n"
+        )
+        assert snapshot(target) == {}
 
 
 def test_backup_refuses_to_overwrite_a_file(

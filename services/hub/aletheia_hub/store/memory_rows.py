@@ -1,7 +1,7 @@
 """The one way a memory row is written. A save, a revision and an import each describe the
 memory as a MemoryDraft; clean_memory redacts it (the only way to get a CleanMemory) and
-write_memory stores it: the id from the shared sequence (or the one asked for), the row, its
-files, its keyword index. Vectors follow: the embedding worker embeds every row without one.
+write_memory stores it: the id from the shared sequence, the row, its files, its keyword
+index. Vectors follow: the embedding worker embeds every row without one.
 
 Dedupe stays with the callers, each of which answers a duplicate its own way (save: the
 existing id; revise: SameAsExisting; import: a refusal); the content hash they compare is
@@ -23,13 +23,12 @@ from aletheia_hub.redact import redact
 from aletheia_hub.store.entries import insert_entry
 from aletheia_hub.store.search import insert_memory
 from aletheia_hub.store.search.model import PROJECT_SCOPE, USER_SCOPE
-from aletheia_hub.store.tables import ENTRIES, MEMORIES, MEMORY_FILES
+from aletheia_hub.store.tables import MEMORIES, MEMORY_FILES
 
 TITLE_FROM_TEXT_CHARS: Final = 100
 DEFAULT_IMPORTANCE: Final = 3
 REASON_MAX_CHARS: Final = 1000
 _NEW_FILE: Final = insert(MEMORY_FILES)
-_NEW_ENTRY: Final = insert(ENTRIES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,9 +121,10 @@ def clean_memory(draft: MemoryDraft) -> CleanMemory:
     )
 
 
-def write_memory(session: Session, memory: CleanMemory, *, memory_id: int | None = None) -> int:
-    """Store a cleaned memory: a new id (or `memory_id`, which must be free), the row, its
-    files and its keyword index; its id. A superseded one keeps superseded_hash as its key.
+def write_memory(session: Session, memory: CleanMemory) -> int:
+    """Store a cleaned memory: a new id from the shared sequence (never one a caller names:
+    every project draws from it), the row, its files and its keyword index; its id. A
+    superseded one keeps superseded_hash as its key.
 
     IntegrityError (inside a savepoint on PostgreSQL, so the transaction goes on) when a
     memory of the project has the same key: callers answer that their own way."""
@@ -133,12 +133,7 @@ def write_memory(session: Session, memory: CleanMemory, *, memory_id: int | None
     session.flush()  # what the caller added first is written first
     connection = session.connection()
     with _insert_transaction(connection):
-        if memory_id is None:
-            memory_id = insert_entry(connection, kind="memory", at_ms=at_ms)
-        else:
-            connection.execute(
-                _NEW_ENTRY, {"id": memory_id, "kind": "memory", "created_at_ms": at_ms}
-            )
+        memory_id = insert_entry(connection, kind="memory", at_ms=at_ms)
         stored_hash = (
             memory.content_hash
             if draft.superseded_at_ms is None

@@ -13,6 +13,10 @@ FTS5_SHADOWS: Final = ("_data", "_idx", "_content", "_docsize", "_config")
 # Made from other tables, like an index: not copied, and made again after a restore. pgvector's
 # copies of the stored vectors exist only where the extension does.
 DERIVED_TABLES: Final = (VECTOR_TABLE,)
+# Ids a restored sequence must still have to give. A store's own sequence never comes near the
+# end of its column; ids there were written as an import gave them, before imports took new
+# ids, and such a store fails its writes once they run out.
+ID_HEADROOM: Final = 1_000_000
 
 
 class BackupError(Exception):
@@ -84,7 +88,9 @@ def check_empty(connection: Connection) -> None:
 
 
 def reset_sequences(connection: Connection, tables: list[StoreTable]) -> None:
-    """On PostgreSQL, move each id sequence past the restored ids."""
+    """On PostgreSQL, move each id sequence past the restored ids. BackupError when the
+    restored ids leave a sequence less than ID_HEADROOM ids: the restored store would fail
+    its next writes."""
     if connection.dialect.name != "postgresql":
         return
     for table in tables:
@@ -97,12 +103,23 @@ def reset_sequences(connection: Connection, tables: list[StoreTable]) -> None:
         ).scalar()
         if sequence is None:
             continue
-        connection.execute(
-            text(
-                f"SELECT setval(:sequence, coalesce(max({_quote(column)}), 0) + 1, false) "
-                f"FROM {_quote(table.name)}"
-            ),
+        restored = connection.execute(
+            text(f"SELECT coalesce(max({_quote(column)}), 0) FROM {_quote(table.name)}")
+        ).scalar_one()
+        largest = connection.execute(
+            text("SELECT seqmax FROM pg_sequence WHERE seqrelid = CAST(:sequence AS regclass)"),
             {"sequence": sequence},
+        ).scalar_one()
+        if restored > largest - ID_HEADROOM:
+            raise BackupError(
+                f"the backup's {table.name}.{column} reaches {restored}, within {ID_HEADROOM} of "
+                f"the largest id the column holds ({largest}), so the restored store would soon "
+                "fail every write; move its memories with `aletheia export` and "
+                "`aletheia import`, which give them new ids"
+            )
+        connection.execute(
+            text("SELECT setval(:sequence, :next, false)"),
+            {"sequence": sequence, "next": restored + 1},
         )
 
 

@@ -1,7 +1,10 @@
 """The export document (format aletheia-export, version 1) and its full validation.
 
 Observations are named by the ids they had in the exporting store (`obs-<n>`); the document's
-references (revisionOf, tombstones, facts' observation, rules' evidence) use those names.
+references (revisionOf, tombstones, facts' observation, rules' evidence) use those names. They
+are names only: an import gives each observation a new id (see importer.py). `n` runs up to
+OBS_ID_MAX, the largest id a store's id column holds on every backend, so a document from any
+store is read by any other and nothing past that is taken for an id.
 Times are epoch milliseconds (exact on every backend).
 """
 
@@ -10,15 +13,38 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
+from pydantic_core import PydanticCustomError
 
 from aletheia_hub.store.errors import StoreError
 
 FORMAT: Final = "aletheia-export"
 VERSION: Final = 1
 
-ObsId = Annotated[str, Field(pattern=r"^obs-[1-9][0-9]{0,9}$")]
+OBS_ID_MAX: Final = 2**31 - 1  # memories.id is a 32-bit integer on PostgreSQL
+
+
+def _observation_id(value: str) -> str:
+    digits = value.removeprefix("obs-")
+    if digits == value or not (digits.isascii() and digits.isdigit()) or digits[0] == "0":
+        raise PydanticCustomError(
+            "obs_id", "{name} is not an observation id (obs-<n>)", {"name": _shown(value)}
+        )
+    if len(digits) > len(str(OBS_ID_MAX)) or int(digits) > OBS_ID_MAX:
+        raise PydanticCustomError(
+            "obs_id_range",
+            "{name} is out of range: observation ids run from obs-1 to obs-{largest}",
+            {"name": _shown(value), "largest": OBS_ID_MAX},
+        )
+    return value
+
+
+def _shown(value: str) -> str:
+    return value if len(value) <= 40 else f"{value[:36]}..."
+
+
+ObsId = Annotated[str, AfterValidator(_observation_id)]
 Ms = Annotated[int, Field(ge=0, le=2**53)]
 Text = Annotated[str, Field(max_length=100_000)]
 Name = Annotated[str, Field(min_length=1, max_length=200)]
@@ -126,11 +152,6 @@ class Document(Part):
     facts: list[FactEntry] = []
     rules: list[RuleEntry] = []
     work_state: list[WorkStateEntry] = []
-
-
-def number(obs_id: str) -> int:
-    """The store id an `obs-<n>` name carries."""
-    return int(obs_id.removeprefix("obs-"))
 
 
 def parse_document(payload: str) -> Document:

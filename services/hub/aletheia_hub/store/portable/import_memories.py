@@ -14,7 +14,7 @@ from aletheia_hub.store.memory_rows import (
     superseded_hash,
     write_memory,
 )
-from aletheia_hub.store.portable.document import Observation, number
+from aletheia_hub.store.portable.document import Observation
 from aletheia_hub.store.portable.import_run import HeldMemory, ImportRun
 
 
@@ -119,7 +119,9 @@ def _insert(
         memory,
         draft=replace(memory.draft, revision_of=revision_of, superseded_at_ms=superseded_at),
     )
-    memory_id = write_memory(run.session, placed, memory_id=run.free_id(number(obs.id)))
+    # A new id from the store's sequence: the document's id is a name it refers to, and taking
+    # it as the row's id would move the sequence every project draws from.
+    memory_id = write_memory(run.session, placed)
     stored_hash = (
         memory.content_hash
         if superseded_at is None

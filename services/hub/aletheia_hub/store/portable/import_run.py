@@ -7,14 +7,14 @@ import_work_lists, and rules.py's RuleImport) read and update it; importer.py ru
 from dataclasses import dataclass, field
 from typing import Literal
 
-from sqlalchemy import select, text
+from sqlalchemy import select
 from sqlmodel import Session
 
 from aletheia_hub.store.memory_rows import content_hash
 from aletheia_hub.store.portable.document import Viewer
 from aletheia_hub.store.portable.export import readable_by
 from aletheia_hub.store.portable.rules import RuleAccess, RuleImport
-from aletheia_hub.store.tables import ENTRIES, MEMORIES
+from aletheia_hub.store.tables import MEMORIES
 
 ImportMode = Literal["skip", "merge", "replace"]
 
@@ -57,7 +57,7 @@ class ImportRun:
     keep_owners: bool
     rules: RuleImport
     counts: ImportCounts = field(default_factory=ImportCounts)
-    ids: dict[str, int] = field(default_factory=dict)  # document id -> store id
+    ids: dict[str, int] = field(default_factory=dict)  # document id -> the store's new id
     added: set[int] = field(default_factory=set)  # memories this import wrote
     kept_facts: set[int] = field(default_factory=set)  # facts the document holds
     held: dict[int, HeldMemory] = field(default_factory=dict)
@@ -65,7 +65,6 @@ class ImportRun:
     by_content: dict[tuple[int, str], int] = field(default_factory=dict)
     current_by_hash: dict[str, int] = field(default_factory=dict)  # of current memories
     children: dict[int, int] = field(default_factory=dict)  # memory -> its newest revision
-    sequence_behind: bool = False  # ids were written past PostgreSQL's entry sequence
 
     def hold(self, memory: HeldMemory, *, digest: str, revision_of: int | None) -> None:
         """Index a memory of the project (`digest`: the hash of its title and text)."""
@@ -75,30 +74,6 @@ class ImportRun:
             self.current_by_hash[memory.content_hash] = memory.id
         if revision_of is not None:
             self.children[revision_of] = max(memory.id, self.children.get(revision_of, 0))
-
-    def free_id(self, wanted: int) -> int | None:
-        """The exported id when the store has no entry with it, else None (the next one)."""
-        if wanted <= 2**31 - 1:
-            taken = self.session.execute(
-                select(ENTRIES.c.id).where(ENTRIES.c.id == wanted)
-            ).scalar_one_or_none()
-            if taken is None:
-                self.sequence_behind = True
-                return wanted
-        self.sync_sequence()
-        return None
-
-    def sync_sequence(self) -> None:
-        """Move PostgreSQL's entry sequence past ids written explicitly (SQLite takes the
-        largest id plus one by itself)."""
-        if self.sequence_behind and self.session.get_bind().dialect.name == "postgresql":
-            self.session.execute(
-                text(
-                    "SELECT setval(pg_get_serial_sequence('entries', 'id'), "
-                    "(SELECT MAX(id) FROM entries))"
-                )
-            )
-        self.sequence_behind = False
 
 
 def start_import(

@@ -1,10 +1,8 @@
 """Apply an export document to a project in the caller's transaction.
 
 Modes (the same for every kind of item):
-- skip: what the store already holds is kept untouched; only new items are added. An
-  observation keeps its exported id when that id is free in the store, so an import into an
-  empty store reproduces the exported ids. New revisions of a line the store already holds
-  are skipped.
+- skip: what the store already holds is kept untouched; only new items are added. New
+  revisions of a line the store already holds are skipped.
 - merge: as skip, and where the document carries revisions of a line the store holds, they are
   added to it: one newer than the store's newest revision becomes the current one (the store's
   is superseded, not lost); an older one is kept as superseded history beside it. A work-state
@@ -15,6 +13,10 @@ Modes (the same for every kind of item):
   lacks are dismissed; rules made in the project that it lacks are disabled; work-state lists
   take the document's items and lists it lacks are deleted (a list has no history to keep).
   Nothing else is deleted.
+Ids: an observation added gets the next id of the store's sequence, as a save does; its
+document id (`obs-<n>`) only names it for the document's references (revisionOf, tombstones,
+facts' observation, rules' evidence), which are linked to the new id. An import never writes a
+row id of its own nor moves a sequence, which every project's writes draw from.
 An observation is "held" when the project has one with the same creation time, title and text;
 a current one whose title and text equal a current memory's is that memory (the store's dedupe).
 
@@ -100,7 +102,6 @@ def _apply(run: ImportRun, document: Document, progress: Progress | None) -> Non
         if progress is not None:
             progress(done)
     import_trails(run=run, document=document)
-    run.sync_sequence()
     fact_ids = [import_fact(run=run, fact=fact) for fact in document.facts]
     for rule in document.rules:
         if run.rules.add(rule, run.ids, fact_ids):
