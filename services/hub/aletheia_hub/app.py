@@ -5,7 +5,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Final
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
@@ -17,6 +17,7 @@ from aletheia_hub.http.activity import Activity, ActivityMiddleware
 from aletheia_hub.http.auth import AuthenticationError, authentication_error_handler
 from aletheia_hub.http.errors import store_unavailable_handler
 from aletheia_hub.http.guard import OriginHostGuard, is_loopback_bind
+from aletheia_hub.http.text_guard import refuse_unstorable_text
 from aletheia_hub.mcp.dispatch import Dispatcher
 from aletheia_hub.mcp.toolsets import ALETHEIA, ALL, OPEN_MEM, ToolSet
 from aletheia_hub.metrics import Metrics
@@ -59,6 +60,8 @@ def create_app(settings: Settings, tool_sets: Sequence[ToolSet] = TOOL_SETS) -> 
         lifespan=lifespan,
         docs_url=None,
         redoc_url=None,
+        # Every REST and console route: a NUL or lone surrogate is refused before it runs.
+        dependencies=[Depends(refuse_unstorable_text)],
     )
     app.state.settings = settings
     app.state.db = db

@@ -37,6 +37,8 @@ class McpSessions:
     def find(self, session_id: str, principal: Principal) -> SessionInfo | None:
         """A live session that belongs to this caller and was opened at this tool set: one
         indexed read."""
+        if "\x00" in session_id:  # no id we issue holds one, and PostgreSQL text refuses it
+            return None
         with self.db.statement_connection() as connection:
             found = sessions.find_active_session(session=connection, session_id=session_id)
         if found is None or found.token_id != principal.token_id or found.tool_set != self.tool_set:

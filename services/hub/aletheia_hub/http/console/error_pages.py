@@ -5,10 +5,7 @@ routes (/mcp, /api, probes, /metrics) keep their JSON errors."""
 from typing import Final
 
 from fastapi import Request
-from fastapi.exception_handlers import (
-    http_exception_handler,
-    request_validation_exception_handler,
-)
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
@@ -18,6 +15,7 @@ from aletheia_hub.http.console import viewer as viewers
 from aletheia_hub.http.console.access import Refused
 from aletheia_hub.http.console.render import page
 from aletheia_hub.http.console.viewer import Viewer
+from aletheia_hub.http.errors import validation_error_handler
 
 # First path segments that are no console page: their errors stay JSON (or plain).
 NOT_CONSOLE: Final = frozenset({"mcp", "api", "healthz", "readyz", "metrics", "static"})
@@ -48,7 +46,7 @@ async def invalid_request_handler(request: Request, error: Exception) -> Respons
     if not isinstance(error, RequestValidationError):  # registered for it only
         raise error
     if not is_console_path(request.url.path):
-        return await request_validation_exception_handler(request, error)
+        return await validation_error_handler(request, error)
     problems = error.errors()
     if any(problem["loc"][:1] == ("path",) for problem in problems):
         return await error_page(request, 404, f"There is no page at {request.url.path}.")
