@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # The Aletheia team hub: `aletheia-sync` on a store in the /data volume (SQLite by default;
-# compose.yaml runs it on PostgreSQL with Redis). Build: docker build -t aletheia-hub .
+# compose.yaml runs it on PostgreSQL with Redis). Build: docker build -t aletheia-memhub .
 #
 # Every package comes from requirements-hub.lock (uv.lock's export: exact versions and hashes).
 # Meaning-based search is in by default (the hub's `embed` extra, about 250 MB of the image's
@@ -27,7 +27,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     ALETHEIA_HOST=0.0.0.0 \
     ALETHEIA_PORT=7411
 RUN --mount=type=bind,from=build,source=/wheels,target=/wheels \
-    pip install --no-cache-dir --no-index --find-links /wheels "aletheia-hub${HUB_EXTRAS}" \
+    pip install --no-cache-dir --no-index --find-links /wheels "aletheia-memhub${HUB_EXTRAS}" \
     && pip check \
     && useradd --system --uid 10001 --user-group --create-home aletheia \
     && mkdir /data \

@@ -8,7 +8,7 @@ TEST_WORKERS ?= 3
 PACKAGES := shared/pyproject.toml services/hub/pyproject.toml services/stdio-proxy/pyproject.toml
 
 .DEFAULT_GOAL := help
-.PHONY: help install install-user lock run test conformance lint format bench clean
+.PHONY: help install install-user wheels lock run test conformance lint format bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -18,6 +18,8 @@ $(STAMP): $(PACKAGES) pyproject.toml requirements.lock
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r requirements.lock
+	@# The distributions' former names (aletheia-mcp is another project's in the registry).
+	$(BIN)/python -m pip uninstall --quiet --quiet --yes aletheia-hub aletheia-mcp aletheia-shared
 	$(BIN)/python -m pip install --quiet --no-deps -e shared -e services/stdio-proxy -e 'services/hub[embed]'
 	@touch $(STAMP)
 
@@ -26,6 +28,10 @@ install: $(STAMP) ## create .venv and install the three packages (editable) and 
 install-user: ## put aletheia, aletheia-server, aletheia-sync and aletheia-mcp on your PATH (~/.local/bin)
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Aletheia needs Python 3.11 or newer (set PYTHON=...)")'
 	$(PYTHON) tools/install_user.py
+
+wheels: ## build the three packages' wheels into dist/wheels (for uv tool install --find-links)
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Aletheia needs Python 3.11 or newer (set PYTHON=...)")'
+	$(PYTHON) tools/install_user.py --wheel-dir dist/wheels
 
 lock: install ## re-resolve uv.lock after a pyproject.toml change and write requirements*.lock
 	$(BIN)/python tools/lock.py

@@ -60,7 +60,7 @@ def compose_problems(text: str) -> list[str]:
 
     scripts = {
         entry.name
-        for name in ("aletheia-hub", "aletheia-mcp")
+        for name in ("aletheia-memhub", "aletheia-memhub-proxy")
         for entry in importlib.metadata.distribution(name).entry_points
         if entry.group == "console_scripts"
     }

@@ -10,7 +10,9 @@ The packages are built from a copy of their folders without what earlier builds 
 (setuptools builds in the tree it is given: it would leave build/ in the checkout and ship
 modules since deleted that a stale build/lib still holds). With `--find-links DIR` nothing is
 built or downloaded: the locked dependencies and the three packages are installed from the
-wheels in DIR (`pip wheel` output), with `--no-index`.
+wheels in DIR (`pip wheel` output), with `--no-index`. `--wheel-dir DIR` (`make wheels`, the
+Dockerfile) only builds the three packages' wheels into DIR, from such copies, for
+`uv tool install --find-links DIR` or an install elsewhere.
 """
 
 import argparse
@@ -20,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import venv
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
@@ -27,7 +30,7 @@ ROOT: Final = Path(__file__).resolve().parents[1]
 LOCK: Final = ROOT / "requirements-hub.lock"
 PACKAGES: Final = ("shared", "services/stdio-proxy", "services/hub")
 # The distributions the three package folders build, in the same order.
-DISTRIBUTIONS: Final = ("aletheia-shared", "aletheia-mcp", "aletheia-hub")
+DISTRIBUTIONS: Final = ("aletheia-memhub-shared", "aletheia-memhub-proxy", "aletheia-memhub")
 BUILD_LEFTOVERS: Final = ("build", "dist", "*.egg-info", "__pycache__")
 COMMANDS: Final = ("aletheia", "aletheia-server", "aletheia-sync", "aletheia-mcp")
 
@@ -50,14 +53,23 @@ def pip(environment: Path, *args: str) -> None:
     subprocess.run([str(python), "-m", "pip", "--quiet", *args], check=True)
 
 
-def copy_packages(root: Path, scratch: Path) -> list[Path]:
-    """Copies of the three package folders in `scratch`, without build leftovers."""
+def copy_packages(root: Path, scratch: Path, packages: Sequence[str] = PACKAGES) -> list[Path]:
+    """Copies of the package folders (by default the three) in `scratch`, without build
+    leftovers."""
     copies = []
-    for package in PACKAGES:
+    for package in packages:
         copy = scratch / package
         shutil.copytree(root / package, copy, ignore=shutil.ignore_patterns(*BUILD_LEFTOVERS))
         copies.append(copy)
     return copies
+
+
+def build_wheels(root: Path, wheel_dir: Path, packages: Sequence[str] = PACKAGES) -> None:
+    """Wheels of the packages in wheel_dir, built by pip from copies of their folders."""
+    with tempfile.TemporaryDirectory(prefix="aletheia-wheels-") as scratch:
+        copies = [str(copy) for copy in copy_packages(root, Path(scratch), packages)]
+        pip_wheel = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps"]
+        subprocess.run([*pip_wheel, "--wheel-dir", str(wheel_dir), *copies], check=True)
 
 
 def install(environment: Path, find_links: list[Path]) -> None:
@@ -124,7 +136,17 @@ def main(argv: list[str] | None = None) -> int:
         help="install offline (--no-index) from the wheels in DIR: the locked dependencies' "
         "and the three packages' (repeat for several folders)",
     )
+    parser.add_argument(
+        "--wheel-dir",
+        type=Path,
+        metavar="DIR",
+        help="only build the three packages' wheels into DIR (from clean copies); install nothing",
+    )
     args = parser.parse_args(argv)
+    if args.wheel_dir is not None:
+        build_wheels(ROOT, args.wheel_dir.expanduser().absolute())
+        print(f"Built the wheels of {', '.join(DISTRIBUTIONS)} into {args.wheel_dir}")
+        return 0
     environment: Path = args.venv.expanduser().absolute()
     bin_dir: Path = args.bin_dir.expanduser().absolute()
     find_links = [folder.expanduser().absolute() for folder in args.find_links]

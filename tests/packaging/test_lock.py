@@ -64,4 +64,4 @@ def test_make_install_and_the_dockerfile_install_from_the_exports() -> None:
     assert "pip install --quiet --require-hashes --no-deps -r requirements.lock" in makefile
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert "--require-hashes --no-deps --wheel-dir /wheels -r requirements-hub.lock" in dockerfile
-    assert '--no-index --find-links /wheels "aletheia-hub${HUB_EXTRAS}"' in dockerfile
+    assert '--no-index --find-links /wheels "aletheia-memhub${HUB_EXTRAS}"' in dockerfile

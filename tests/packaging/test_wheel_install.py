@@ -45,12 +45,12 @@ STAGE: Final = final_stage(DOCKERFILE.read_text())
 
 @pytest.fixture(scope="module")
 def with_embed() -> Installed:
-    return fresh_venv("aletheia-hub[embed]")
+    return fresh_venv("aletheia-memhub[embed]")
 
 
 @pytest.fixture(scope="module")
 def keyword_only() -> Installed:
-    return fresh_venv("aletheia-hub")
+    return fresh_venv("aletheia-memhub")
 
 
 def run(installed: Installed, command: str, *args: str, env: dict[str, str]) -> str:
@@ -119,7 +119,8 @@ def test_the_fresh_venv_holds_no_development_requirement(with_embed: Installed) 
         check=True,
     )
     names = {item["name"].lower() for item in json.loads(listed.stdout)}
-    assert {"aletheia-hub", "aletheia-mcp", "aletheia-shared", "onnxruntime"} <= names
+    ours = {"aletheia-memhub", "aletheia-memhub-proxy", "aletheia-memhub-shared"}
+    assert {*ours, "onnxruntime"} <= names
     assert not names & {"mcp", "pytest", "hypothesis", "ruff", "mypy", "playwright", "uv"}
 
 

