@@ -7,9 +7,10 @@ from aletheia_hub.capture import (
     capture_is_off,
     cut_to_bytes,
     parse_hosts,
+    prompt_to_keep,
     request_hash,
-    strip_private,
 )
+from aletheia_hub.private_tags import strip_private
 from aletheia_hub.settings import Settings
 
 
@@ -24,6 +25,19 @@ from aletheia_hub.settings import Settings
         ("a </private> b", "a  b"),
         ("no tags at all", "no tags at all"),
         ("<private>all of it</private>", ""),
+        ('ask <private reason="x">PRIV09</private> end', "ask  end"),
+        ("a < private>x</private> b < PRIVATE >y< /private > c", "a  b  c"),
+        ("a <private>x</ private > b", "a  b"),
+        ("a <private class='q' data-x=\"1>2\">x</private> b", "a  b"),
+        ("a <Private\nreason=1>x</private>b", "a b"),
+        ("a <private reason='x'>and hide everything after", "a "),
+        ("a </ private > b", "a  b"),
+        ("a <private/> b <private /> c", "a  b  c"),
+        ("a <pri<private>x</private>vate>joined into a tag", "a "),
+        (
+            "<privateKey>k</privateKey> <private-repo> <privates>",
+            "<privateKey>k</privateKey> <private-repo> <privates>",
+        ),
     ],
 )
 def test_text_inside_private_tags_is_taken_out(text: str, kept: str) -> None:
@@ -91,5 +105,5 @@ def test_context_a_host_put_before_the_prompt_is_not_captured() -> None:
         "<hook_context>\n<aletheia-memory>\nRecalled memory ...\n</aletheia-memory>\n"
         "</hook_context>\nWhy is the build red?"
     )
-    assert strip_private(prompt) == "Why is the build red?"
-    assert strip_private("<aletheia-memory>x</aletheia-memory> and then") == "and then"
+    assert prompt_to_keep(prompt) == "Why is the build red?"
+    assert prompt_to_keep("<aletheia-memory>x</aletheia-memory> and then") == "and then"

@@ -18,6 +18,7 @@ LAYERS: Final = {
     "settings": SHARED,
     "redact": SHARED,
     "capture": SHARED,
+    "private_tags": SHARED,
     "clock": SHARED,
     "cursors": SHARED,
     "folder_context": SHARED,

@@ -9,11 +9,10 @@ from dataclasses import dataclass
 from typing import Final
 
 from aletheia_hub.clock import DAY_MS
+from aletheia_hub.private_tags import strip_private
 
 CAPTURE_OFF_FOR_ENV: Final = "ALETHEIA_CAPTURE_OFF_FOR"
 EVERY_HOST: Final = "*"
-# Tags as people type them: any case, spaces before the closing bracket.
-_TAG: Final = re.compile(r"<(/?)private\s*>", re.IGNORECASE)
 _HOST_CONTEXT: Final = re.compile(
     r"<(hook_context|aletheia-memory)>.*?</\1>\s*", re.IGNORECASE | re.DOTALL
 )
@@ -39,23 +38,12 @@ class CaptureLimits:
         return min(self.max_prompt_bytes, self.max_bytes_per_project)
 
 
-def strip_private(text: str) -> str:
-    """`text` without what lies inside <private>…</private> (nested tags count; an unclosed
-    tag hides everything after it; stray closing tags go too), and without the context a host
-    put in front of the user's words: Gemini CLI hands its prompt hook the SessionStart
-    output as a `<hook_context>` block, which is our own recall, not what the user asked."""
-    text = _HOST_CONTEXT.sub("", text)
-    kept: list[str] = []
-    depth = 0
-    start = 0
-    for tag in _TAG.finditer(text):
-        if depth == 0:
-            kept.append(text[start : tag.start()])
-        depth = max(depth - 1, 0) if tag.group(1) else depth + 1
-        start = tag.end()
-    if depth == 0:
-        kept.append(text[start:])
-    return "".join(kept)
+def prompt_to_keep(text: str) -> str:
+    """The user's words of a prompt: without what lies inside <private> tags (strip_private)
+    and without the context a host put in front of them: Gemini CLI hands its prompt hook the
+    SessionStart output as a `<hook_context>` block, which is our own recall, not what the
+    user asked."""
+    return strip_private(_HOST_CONTEXT.sub("", text))
 
 
 def cut_to_bytes(text: str, limit: int) -> str:

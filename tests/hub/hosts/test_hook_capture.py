@@ -83,6 +83,25 @@ def test_the_hook_sends_the_prompt_without_its_private_text(
 
 
 @pytest.mark.parametrize(
+    "prompt",
+    [
+        'Fix the invoice total <private reason="hr">my salary is 91k</private> before Friday',
+        "Fix the invoice total < private >my salary is 91k</ private > before Friday",
+        "Fix the invoice total <PRIVATE>my salary is 91k</Private> before Friday",
+    ],
+)
+def test_the_hook_sends_no_private_span_in_any_form_a_person_types(
+    recorder: Recorder, tmp_path: Path, prompt: str
+) -> None:
+    url = f"http://127.0.0.1:{recorder.server_address[1]}/mcp"
+    done = run_aletheia(
+        "hook", "user-prompt", env=hook_env(url), home=tmp_path, stdin=user_prompt(tmp_path, prompt)
+    )
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert [body["request"] for body in recorder.bodies] == ["Fix the invoice total  before Friday"]
+
+
+@pytest.mark.parametrize(
     ("off_for", "prompt"),
     [
         ("claude-code", "Deploy the shop"),
@@ -91,6 +110,7 @@ def test_the_hook_sends_the_prompt_without_its_private_text(
         ('["CLAUDE-CODE "]', "Deploy the shop"),
         ("*", "Deploy the shop"),
         ("", "<private>only this</private>"),
+        ("", "< Private reason='x'>only this, never closed"),
     ],
 )
 def test_nothing_is_sent_when_capture_is_off_for_the_host_or_all_of_it_is_private(

@@ -116,6 +116,27 @@ def test_a_malformed_file_is_refused_and_nothing_is_written(
     assert json.loads(out)["observations"] == []
 
 
+def test_an_import_whose_observation_is_all_private_is_refused_and_nothing_is_written(
+    store_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    save_many(store_url, 2)
+    path = tmp_path / "private.json"
+    run(capsys, "export", "--project", "shop", "-o", str(path), "--database-url", store_url)
+    document = json.loads(path.read_text())
+    document["observations"][1]["narrative"] = "<private reason='hr'>AllPrivImport</private>"
+    path.write_text(json.dumps(document))
+    code, out, err = run(
+        capsys, "import", str(path), "--project", "other", "--database-url", store_url
+    )
+    assert (code, out) == (1, "")
+    assert err == (
+        "aletheia: import: Nothing saved: all of the text is inside <private> tags. "
+        "Nothing was written.\n"
+    )
+    code, out, _ = run(capsys, "export", "--project", "other", "--database-url", store_url)
+    assert json.loads(out)["observations"] == []
+
+
 def test_aletheia_import_gives_an_id_at_the_columns_end_a_new_one_and_refuses_one_past_it(
     store_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -7,6 +7,7 @@ from typing import Final, get_args
 
 from aletheia_hub.commands.progress import ProgressBar
 from aletheia_hub.commands.store_access import add_store_options, open_store
+from aletheia_hub.store.errors import StoreError
 from aletheia_hub.store.portable import (
     ImportMode,
     PayloadError,
@@ -107,6 +108,9 @@ def run_import(args: argparse.Namespace) -> int:
                 keep_owners=True,
                 progress=None if bar is None else bar.update,
             )
+    except StoreError as error:  # refused while writing: the transaction is rolled back
+        print(f"aletheia: import: {error.message} Nothing was written.", file=sys.stderr)
+        return 1
     finally:
         db.dispose()
     if bar is not None:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, TextIO
 
-from aletheia_hub.capture import CAPTURE_OFF_FOR_ENV, capture_is_off, parse_hosts, strip_private
+from aletheia_hub.capture import CAPTURE_OFF_FOR_ENV, capture_is_off, parse_hosts, prompt_to_keep
 from aletheia_hub.hosts.catalog import Host
 
 BUDGET_SECONDS: Final = 10.0
@@ -87,7 +87,7 @@ def prompt_to_send(prompt: str | None, tool: str, environ: Mapping[str, str]) ->
         raise HookFailed(f"{CAPTURE_OFF_FOR_ENV} names no hosts ({error}): nothing sent") from None
     if prompt is None or capture_is_off(off_for, tool):
         return None
-    kept = strip_private(prompt)
+    kept = prompt_to_keep(prompt)
     return kept if kept.strip() else None
 
 

@@ -5,6 +5,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from aletheia_hub.private_tags import strip_private
 from aletheia_hub.redact.assignments import (
     NAME_KEYS,
     PAIR_NAME,
@@ -109,7 +110,9 @@ def redact_json(value: object) -> RedactedJson:
 
 def redact_fact(subject: str, predicate: str, obj: str) -> tuple[Redacted, Redacted, Redacted]:
     """A fact redacted as one statement: each part on its own, and the whole object when the
-    subject and predicate name a secret (`prod db` `password` `...`)."""
+    subject and predicate name a secret (`prod db` `password` `...`). Private spans go first,
+    from each part on its own."""
+    subject, predicate, obj = (strip_private(part) for part in (subject, predicate, obj))
     parts = redact(subject), redact(predicate), redact(obj)
     name = _LINKING_TAIL.sub("", f"{subject} {predicate}")
     if names_secret(name) and _holds_secret(obj):

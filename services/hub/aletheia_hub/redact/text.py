@@ -1,10 +1,12 @@
-"""Redaction of one text: every pattern, in order, each run only when its gates pass."""
+"""Redaction of one text: <private> spans out, then every pattern, in order, each run only when
+its gates pass."""
 
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
+from aletheia_hub.private_tags import strip_private
 from aletheia_hub.redact import assignments, contexts, names, tokens
 from aletheia_hub.redact.patterns import (
     Contains,
@@ -100,7 +102,10 @@ class Redacted:
 
 
 def redact(text: str) -> Redacted:
-    """The text with every secret replaced by `[REDACTED:<kind>]`, and how many there were."""
+    """The text without what lies inside <private> tags and with every secret replaced by
+    `[REDACTED:<kind>]`, and how many secrets there were. Every text a caller gives the store
+    passes here, so a private span is never kept, whatever the route."""
+    text = strip_private(text)
     count = 0
     for view_of, literals, members in _RUN:
         view = view_of(text)

@@ -81,9 +81,15 @@ def record_trail(
             item_type=item_type,
             item_id=item_id,
             action="dismiss" if dismissed else "restore",
-            reason=redact(reason).text[:REASON_MAX_CHARS] if reason else None,
+            reason=_kept_reason(reason),
             tool=tool,
             at_ms=at_ms,
         )
     )
     session.flush()
+
+
+def _kept_reason(reason: str | None) -> str | None:
+    """The reason as kept: private spans out, secrets redacted, cut; None when blank."""
+    kept = redact(reason).text[:REASON_MAX_CHARS] if reason else ""
+    return kept if kept.strip() else None

@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import and_, delete, func, or_, select, update
 from sqlmodel import Session
 
-from aletheia_hub.capture import CaptureLimits, cut_to_bytes, request_hash, strip_private
+from aletheia_hub.capture import CaptureLimits, cut_to_bytes, prompt_to_keep, request_hash
 from aletheia_hub.clock import now_ms
 from aletheia_hub.redact import redact
 from aletheia_hub.store.models import Episode
@@ -36,7 +36,7 @@ def record_request(
     prompt limit. The same text (whitespace aside) already in the project counts once more
     instead. Then the project's oldest requests beyond the limits are deleted. None when
     nothing is left outside <private> tags."""
-    kept = strip_private(request)
+    kept = prompt_to_keep(request)
     if not kept.strip():
         return None
     moment = now_ms() if at_ms is None else at_ms

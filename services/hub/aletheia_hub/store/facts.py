@@ -10,6 +10,7 @@ from sqlmodel import Session
 
 from aletheia_hub.clock import now_ms
 from aletheia_hub.redact import redact_fact
+from aletheia_hub.store.errors import StoreError
 from aletheia_hub.store.models import Fact
 from aletheia_hub.store.search import index_fact
 from aletheia_hub.store.tables import FACTS
@@ -67,8 +68,17 @@ def record_facts(
 
 
 def clean_fact(subject: str, predicate: str, obj: str) -> tuple[FactInput, int]:
-    """A fact with secrets redacted (a secret split across its parts too), and how many."""
+    """A fact with <private> spans taken out and secrets redacted (a secret split across its
+    parts too), and how many. StoreError when a part holds nothing outside <private> tags."""
     parts = redact_fact(subject, predicate, obj)
+    for name, given, part in zip(
+        ("subject", "predicate", "object"), (subject, predicate, obj), parts, strict=True
+    ):
+        if given.strip() and not part.text.strip():
+            raise StoreError(
+                f"Nothing saved: a fact's {name} is all inside <private> tags; leave the fact "
+                "out or say it without them."
+            )
     clean = FactInput(subject=parts[0].text, predicate=parts[1].text, object=parts[2].text)
     return clean, sum(part.count for part in parts)
 

@@ -10,7 +10,7 @@ computed here.
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Final
@@ -19,8 +19,9 @@ from sqlalchemy import Connection, insert, update
 from sqlmodel import Session
 
 from aletheia_hub.clock import now_ms
-from aletheia_hub.redact import redact
+from aletheia_hub.redact import Redacted, redact
 from aletheia_hub.store.entries import insert_entry
+from aletheia_hub.store.errors import StoreError
 from aletheia_hub.store.search import insert_memory
 from aletheia_hub.store.search.model import PROJECT_SCOPE, USER_SCOPE
 from aletheia_hub.store.tables import MEMORIES, MEMORY_FILES
@@ -28,6 +29,7 @@ from aletheia_hub.store.tables import MEMORIES, MEMORY_FILES
 TITLE_FROM_TEXT_CHARS: Final = 100
 DEFAULT_IMPORTANCE: Final = 3
 REASON_MAX_CHARS: Final = 1000
+NOTHING_OUTSIDE_PRIVATE: Final = "Nothing saved: all of the text is inside <private> tags."
 _NEW_FILE: Final = insert(MEMORY_FILES)
 
 
@@ -92,17 +94,27 @@ def default_title(text: str) -> str:
 
 
 def clean_memory(draft: MemoryDraft) -> CleanMemory:
-    """The draft with secrets redacted from its text, title, files, concepts and reason, before
-    anything is hashed or stored."""
+    """The draft with <private> spans taken out and secrets redacted from its text, title,
+    files, concepts and reason (redact does both), before anything is hashed or stored.
+
+    StoreError when nothing of the text is left outside <private> tags: nothing is saved. A
+    title, file, concept or reason left empty is dropped (the title then comes from the text)."""
     text = redact(draft.text)
+    if not text.text.strip() and draft.text.strip():
+        raise StoreError(NOTHING_OUTSIDE_PRIVATE)
+    given_title = redact(draft.title) if draft.title else None
+    if given_title is not None and not given_title.text.strip():
+        given_title = None
     # A default title comes from the already-redacted text: it is redacted again (joining the
     # text's lines, or cutting it, can show a secret anew), but whatever it finds is one of the
     # text's secrets, so the two count as many as the larger finds, never as their sum.
-    title = redact(draft.title) if draft.title else redact(default_title(text.text))
-    files = [redact(path) for path in draft.files]
-    concepts = [redact(concept) for concept in draft.concepts]
+    title = given_title or redact(default_title(text.text))
+    files = _kept(redact(path) for path in draft.files)
+    concepts = _kept(redact(concept) for concept in draft.concepts)
     reason = redact(draft.revision_reason) if draft.revision_reason else None
-    in_text_and_title = text.count + title.count if draft.title else max(text.count, title.count)
+    if reason is not None and not reason.text.strip():
+        reason = None
+    in_text_and_title = text.count + title.count if given_title else max(text.count, title.count)
     redacted = (
         in_text_and_title
         + sum(path.count for path in files)
@@ -119,6 +131,11 @@ def clean_memory(draft: MemoryDraft) -> CleanMemory:
         content_hash=content_hash(title.text, text.text, draft.scope, draft.owner),
         redacted=redacted,
     )
+
+
+def _kept(values: Iterable[Redacted]) -> list[Redacted]:
+    """The values that hold something once private spans are out."""
+    return [value for value in values if value.text.strip()]
 
 
 def write_memory(session: Session, memory: CleanMemory) -> int:

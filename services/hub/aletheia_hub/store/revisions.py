@@ -57,6 +57,7 @@ class Revised:
     new_id: int
     project: str
     redacted: int
+    reason: str | None = None  # as kept: private spans out, secrets redacted
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +131,13 @@ def revise_memory(
         ).scalar_one_or_none()
         raise SameAsExisting(same) from None
     redacted = memory.redacted
-    return Revised(old_id=memory_id, new_id=new_id, project=old.project, redacted=redacted)
+    return Revised(
+        old_id=memory_id,
+        new_id=new_id,
+        project=old.project,
+        redacted=redacted,
+        reason=memory.revision_reason,
+    )
 
 
 def _newer_revision(session: Session, memory_id: int) -> int | None:

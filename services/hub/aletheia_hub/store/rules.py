@@ -150,8 +150,13 @@ def clean_rule(
     scope_name: str | None,
     reach: Sequence[str] | None,
 ) -> CleanRule:
-    """A rule as the store keeps it: secrets redacted, a blank situation stored as "always"."""
+    """A rule as the store keeps it: <private> spans out, secrets redacted, a blank situation
+    stored as "always". StoreError when the rule or its situation holds nothing outside
+    <private> tags (a situation made blank must not widen the rule to always)."""
     clean_then, clean_when = redact(then), redact(when if when and when.strip() else ALWAYS)
+    for name, clean in (("rule", clean_then), ("situation", clean_when)):
+        if not clean.text.strip():
+            raise StoreError(f"Nothing saved: the {name} is all inside <private> tags.")
     return CleanRule(
         when=clean_when.text,
         then=clean_then.text,

@@ -12,6 +12,7 @@ from sqlmodel import Session
 from aletheia_hub.clock import now_ms
 from aletheia_hub.redact import redact, redact_json
 from aletheia_hub.store.entries import next_entry_id
+from aletheia_hub.store.errors import StoreError
 from aletheia_hub.store.models import WorkStateList
 from aletheia_hub.store.tables import WORK_STATE_LISTS
 
@@ -42,9 +43,12 @@ class CleanList:
 
 
 def clean_list(name: str, items: Sequence[Any]) -> CleanList:
-    """Secrets redacted from the name and the items: every string and key, and whole values
-    kept under a secret's name (`{"password": ...}`)."""
+    """<private> spans taken out of the name and the items, and secrets redacted: every string
+    and key, and whole values kept under a secret's name (`{"password": ...}`). StoreError
+    when the name holds nothing outside <private> tags."""
     clean_items, clean_name = redact_json(list(items)), redact(name)
+    if name.strip() and not clean_name.text.strip():
+        raise StoreError("Nothing saved: the list's name is all inside <private> tags.")
     return CleanList(
         name=clean_name.text[:NAME_MAX_CHARS],
         items_json=json.dumps(clean_items.value, ensure_ascii=False, separators=(",", ":")),

@@ -107,7 +107,7 @@ def mem_revise(args: ReviseArgs, ctx: ToolContext) -> str:
         raise ToolError(formats.already_revised(memory_id, refused.newer_id)) from None
     except revisions.SameAsExisting as refused:
         raise ToolError(formats.same_as_existing(refused.existing_id)) from None
-    return formats.revised(done.old_id, done.new_id, args.reason, done.redacted)
+    return formats.revised(done.old_id, done.new_id, done.reason, done.redacted)
 
 
 class RemoveArgs(ToolArgs):
