@@ -391,6 +391,39 @@ def test_a_second_hub_of_the_same_store_refuses_to_start_and_names_the_first(
         hub.stop()
 
 
+@pytest.mark.parametrize("command", ["aletheia-server", "aletheia-sync"])
+def test_a_hub_of_a_hard_link_to_a_served_store_refuses_to_start_and_names_the_first(
+    command: str, env: dict[str, str], tmp_path: Path
+) -> None:
+    first_db, second_db = tmp_path / "a" / "s.db", tmp_path / "b" / "s.db"
+    second_db.parent.mkdir()
+
+    def args(db: Path) -> list[str]:
+        return ["--hub-db", str(db)] if command == "aletheia-sync" else ["--quiet"]
+
+    def env_of(db: Path) -> dict[str, str]:
+        return env if command == "aletheia-sync" else {**env, "ALETHEIA_HUB_DB": str(db)}
+
+    hub = HubProcess(env_of(first_db), command, *args(first_db))
+    try:
+        second_db.hardlink_to(first_db)  # one file, two paths: each would get its own WAL
+        second = run(command, *args(second_db), "--port", "0", env=env_of(second_db))
+        assert (second.returncode, second.stdout) == (1, "")
+        assert second.stderr == (
+            f"The Aletheia hub on port {hub.port} already serves sqlite {first_db.resolve()} "
+            f"(pid {hub.process.pid}, version {__version__}): use it, or stop it first with "
+            f"`aletheia stop --port {hub.port}`.\n"
+        )
+        assert httpx.get(f"{hub.base_url}/healthz", timeout=5).json()["pid"] == hub.process.pid
+        assert not Path(f"{second_db}-wal").exists()
+        assert Path(f"{second_db}.hub-lock").read_text() == ""  # it named itself nowhere
+    finally:
+        hub.stop()
+    # Once the first hub is gone, the second path serves: the lock went with its process.
+    hub = HubProcess(env_of(second_db), command, *args(second_db))
+    hub.stop()
+
+
 def two_free_ports() -> tuple[int, int]:
     while True:
         first, second = free_port(), free_port()

@@ -2,9 +2,10 @@
 store's local hub.
 
 The lock (see store_lock) keeps a SQLite store to one hub, whatever the data dir or command
-that starts it. Every hub, local, team or TLS, lists itself in the machine's runtime folder
-(see running_hubs) while it serves, for `aletheia status` and `stop`. The record (pid, port,
-store) lets a proxy find the hub of its store. Only the process it names writes it, once it
+that starts it, or the path (hard link, mount) it reaches the file by. Every hub, local, team
+or TLS, lists itself in the machine's runtime folder (see running_hubs) while it serves, for
+`aletheia status` and `stop`. The record (pid, port, store) lets a proxy find the hub of its
+store. Only the process it names writes it, once it
 serves, and removes it when it stops, unless another hub of the same store has recorded itself
 since. A hub that cannot take its port exits before it touches it, and so does one whose store
 another hub holds: one line each, naming that hub. A hub aletheia-mcp started stops by itself
@@ -25,9 +26,9 @@ import uvicorn
 from aletheia_hub.heap import limit_arenas
 from aletheia_hub.http.activity import Activity
 from aletheia_hub.local_hubs import busy_port_problem
-from aletheia_hub.running_hubs import RuntimeEntryFile, entry_for, runtime_folder
+from aletheia_hub.running_hubs import RuntimeEntryFile, entry_for, live_entries, runtime_folder
 from aletheia_hub.settings import Settings
-from aletheia_hub.store_lock import StoreLock, lock_path
+from aletheia_hub.store_lock import StoreLock, inode_folder, lock_path, serving_problem
 from aletheia_shared.store import StoreLocation, parse_record, record_text
 
 if TYPE_CHECKING:
@@ -166,9 +167,9 @@ def _lock_store(store: StoreLocation, port: int, sock: socket.socket) -> StoreLo
     path = lock_path(store)
     if path is None:
         return None
-    store_lock = StoreLock(path)
+    store_lock = StoreLock(path, Path(store.location), inode_folder(runtime_folder()))
     try:
-        problem = store_lock.acquire(port=port, store=store)
+        problem = store_lock.acquire(port=port, store=store, same_file=lambda: _hub_of(store))
     except OSError as error:
         sock.close()
         raise HubNotStarted(f"Cannot lock the store {store} ({path}): {error}.") from None
@@ -176,6 +177,22 @@ def _lock_store(store: StoreLocation, port: int, sock: socket.socket) -> StoreLo
         sock.close()
         raise HubNotStarted(problem)
     return store_lock
+
+
+def _hub_of(store: StoreLocation) -> str | None:
+    """The line naming the running hub that serves the same SQLite file as `store` under
+    another path (a hard link, another mount), or None when none has listed itself yet."""
+    for listed in live_entries():
+        entry = listed.entry
+        if entry["kind"] != "sqlite" or entry["pid"] == os.getpid():
+            continue
+        with contextlib.suppress(OSError):
+            if os.path.samefile(entry["location"], store.location):
+                served = StoreLocation(entry["kind"], entry["location"])
+                return serving_problem(
+                    port=entry["port"], store=served, pid=entry["pid"], version=entry["version"]
+                )
+    return None
 
 
 def _create_app(settings: Settings) -> "FastAPI":
