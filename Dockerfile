@@ -7,23 +7,30 @@
 # roughly 450 MB); --build-arg HUB_EXTRAS= leaves it out and the hub searches by keyword only.
 ARG PYTHON_IMAGE=python:3.12-slim
 
+# Wheels of the locked dependencies and of the three packages; the runtime stage installs from
+# these alone, taking what the hub (with HUB_EXTRAS) needs. .dockerignore keeps the venv, git,
+# build leftovers, caches and stores out of the context.
 FROM ${PYTHON_IMAGE} AS build
 WORKDIR /src
 COPY requirements-hub.lock ./
+RUN pip wheel --no-cache-dir --require-hashes --no-deps --wheel-dir /wheels -r requirements-hub.lock
+COPY tools/install_user.py tools/
 COPY shared/ shared/
 COPY services/stdio-proxy/ services/stdio-proxy/
 COPY services/hub/ services/hub/
-# Wheels of the locked dependencies and of the three packages; the runtime stage installs from
-# these alone, taking what the hub (with HUB_EXTRAS) needs.
-RUN pip wheel --no-cache-dir --require-hashes --no-deps --wheel-dir /wheels -r requirements-hub.lock \
-    && pip wheel --no-cache-dir --no-deps --wheel-dir /wheels \
-        ./shared ./services/stdio-proxy ./services/hub
+# As `make wheels`: built from copies of the package folders without build/, dist/, *.egg-info
+# (setuptools packs whatever a stale build/lib holds, modules since deleted too).
+RUN python tools/install_user.py --wheel-dir /wheels
 
 FROM ${PYTHON_IMAGE}
 ARG HUB_EXTRAS=[embed]
+# One store for every command: the CMD's --hub-db (aletheia-sync needs one) is ALETHEIA_HUB_DB,
+# which `docker exec ... aletheia mcp-link create` and the rest read. ALETHEIA_DATABASE_URL
+# (compose.yaml) takes precedence over both.
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     ALETHEIA_DATA_DIR=/data \
+    ALETHEIA_HUB_DB=/data/team.db \
     ALETHEIA_HOST=0.0.0.0 \
     ALETHEIA_PORT=7411
 RUN --mount=type=bind,from=build,source=/wheels,target=/wheels \

@@ -51,3 +51,16 @@ def final_stage(text: str) -> FinalStage:
         elif instruction == "HEALTHCHECK":
             stage.healthcheck = json.loads(arguments[arguments.index("CMD ") + 4 :])
     return stage
+
+
+def copied_sources(text: str) -> list[str]:
+    """What the COPY instructions of every stage take from the build context (COPY --from
+    takes from a stage instead)."""
+    sources: list[str] = []
+    for instruction, arguments in instructions(text):
+        words = arguments.split()
+        if instruction != "COPY" or any(word.startswith("--from=") for word in words):
+            continue
+        paths = [word for word in words if not word.startswith("--")]
+        sources += paths[:-1]
+    return sources

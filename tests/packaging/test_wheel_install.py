@@ -221,9 +221,12 @@ def image_command(installed: Installed, command: list[str], volume: Path) -> lis
 
 
 def image_env(volume: Path, port: int) -> dict[str, str]:
+    """The image's ENV, its paths in the volume at `volume`."""
+    (mount,) = STAGE.volumes
     env = process_env()
-    env.update(STAGE.env)
-    env["ALETHEIA_DATA_DIR"] = str(volume)
+    for name, value in STAGE.env.items():
+        inside = value == mount or value.startswith(mount + "/")
+        env[name] = str(volume) + value[len(mount) :] if inside else value
     env["ALETHEIA_PORT"] = str(port)
     return env
 
@@ -248,7 +251,7 @@ def test_the_dockerfile_runs_the_team_hub_on_its_volume_as_a_non_root_user() -> 
     assert STAGE.user not in ("", "root", "0")
 
 
-def test_the_image_command_from_the_wheels_passes_its_health_check(
+def test_the_image_command_passes_its_health_check_and_serves_the_tokens_aletheia_creates(
     with_embed: Installed, tmp_path: Path
 ) -> None:
     port = free_port()
@@ -270,6 +273,23 @@ def test_the_image_command_from_the_wheels_passes_its_health_check(
         ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
         refused = httpx.post(f"http://127.0.0.1:{port}/mcp", json=ping, timeout=10)
         assert refused.status_code == 401  # team mode: every /mcp call needs a token
+        # `docker exec <container> aletheia mcp-link create ...`: the image's ENV alone names
+        # the store, and the hub its CMD started accepts the token.
+        created = run(
+            with_embed,
+            "aletheia",
+            "mcp-link",
+            "create",
+            "--projects",
+            "shop",
+            "--scope",
+            "sync",
+            env=env,
+        )
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as http:
+            client = McpHttpClient(http, token=created.strip().splitlines()[-1])
+            save_and_find(client, "One store for every command in the image")
+        assert sorted(path.name for path in tmp_path.glob("*.db")) == ["team.db"]
     finally:
         stop_process(hub)
         if hub.stderr is not None:
