@@ -75,6 +75,7 @@ def create_app(settings: Settings, tool_sets: Sequence[ToolSet] = TOOL_SETS) -> 
         pgvector=settings.pgvector == "auto",
         loader=embedder.load,
         endpoint=embedder.endpoint,
+        question_seconds=settings.embedder_question_seconds,
     )
     app.state.semantic = semantic
     app.state.metrics = recorder = Metrics()

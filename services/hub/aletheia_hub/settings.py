@@ -49,6 +49,10 @@ class Settings(BaseSettings):
     embedder_url: str | None = None
     embedder_model: str | None = None
     embedder_api_key: SecretStr | None = None
+    # How long a search (search, mem-find, the console's) waits for its question's vector,
+    # queueing included, before answering by keywords; also the embedding server's timeout
+    # for a question.
+    embedder_question_seconds: float = Field(default=10.0, gt=0, le=300)
     # Batches the packaged model embeds at once in the background, one core each (default:
     # two, or one on a single core); one keeps the hub's memory lowest while it catches up.
     embedder_runs: int | None = Field(default=None, ge=1, le=64)

@@ -29,6 +29,7 @@ from aletheia_hub.store.migrate import upgrade_to_head
 from aletheia_hub.store.search import SearchQuery
 from aletheia_hub.store.search.hybrid import Mode, hybrid_search
 from tests.conftest import BIN, process_env
+from tests.helpers import McpHttpClient
 from tests.hub.embed.embedding_server import EmbeddingServer, embedding_server
 from tests.hub.embed.test_semantic_search import NOTES, PARAPHRASE, session_on
 from tests.hub.store.bulk import NewMemory, save_many, store_on
@@ -213,6 +214,42 @@ def test_a_server_that_does_not_answer_in_time_leaves_search_keyword_only(
         assert time.monotonic() - started < 5
         where = f"the embedding server at {server.url} ({MODEL})"
         assert note == f"(keyword-only: {where} did not answer in time)"
+
+
+@pytest.mark.parametrize(("path", "tool"), [("/mcp", "search"), ("/mcp/open-mem", "mem-find")])
+def test_a_question_queued_behind_a_hung_server_answers_within_the_question_budget(
+    tmp_path: Path, server: EmbeddingServer, path: str, tool: str
+) -> None:
+    budget = 2.0
+    settings = Settings(
+        hub_db=tmp_path / "hub.db",
+        data_dir=tmp_path,
+        cwd=tmp_path,
+        embedder="openai-compatible",
+        embedder_url=server.url,
+        embedder_model=MODEL,
+        embedder_question_seconds=budget,
+    )
+    with TestClient(create_app(settings), base_url="http://127.0.0.1") as http:
+        semantic = http.app.state.semantic  # type: ignore[attr-defined]
+        wait_until(lambda: semantic.state == "ready", "model")
+        mcp = session_on(http)
+        save(mcp, "Caroline: the billing worker renders the invoices")
+        wait_until(lambda: scalar(http, "SELECT count(*) FROM embeddings") == 1, "vector")
+        server.behaviour.hang = True
+        # The keywords decide at once, but this question and its name-less twin went to the
+        # server: both question threads wait on it now.
+        assert "billing worker" in mcp.text("search", {"query": "Caroline's invoices"})
+        asker = McpHttpClient(http, path, project="shop", tool="tests")
+        asker.initialize()
+        started = time.monotonic()
+        answer = asker.text(tool, {"query": "who renders the invoices for shipping?"})
+        waited = time.monotonic() - started
+        where = f"the embedding server at {server.url} ({MODEL})"
+        assert "the billing worker renders the invoices" in answer
+        assert f"(keyword-only: {where} did not answer in time)" in answer
+        # Twice the budget before: queued behind the two, then its own wait.
+        assert budget - 0.1 <= waited < budget * 1.5, waited
 
 
 def test_settings_name_the_server_and_the_model() -> None:

@@ -26,7 +26,10 @@ def embedder_choice(settings: Settings) -> EmbedderChoice:
     def connect(_threads: int, _runs: int) -> Embedder:
         """The server's embedder once it has answered (EmbedderUnavailable until then)."""
         embedder = OpenAICompatibleEmbedder(
-            url=url, model=model, api_key=key.get_secret_value() if key else None
+            url=url,
+            model=model,
+            api_key=key.get_secret_value() if key else None,
+            question_seconds=settings.embedder_question_seconds,
         )
         try:
             embedder.connect()

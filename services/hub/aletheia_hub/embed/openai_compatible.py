@@ -68,7 +68,9 @@ class OpenAICompatibleEmbedder:
         self.url = shown_url(url)
         self.breaker = breaker or CircuitBreaker()
         self._secret = api_key or None
-        self._question_timeout = httpx.Timeout(question_seconds, connect=CONNECT_SECONDS)
+        self._question_timeout = httpx.Timeout(
+            question_seconds, connect=min(CONNECT_SECONDS, question_seconds)
+        )
         self._batch_timeout = httpx.Timeout(batch_seconds, connect=CONNECT_SECONDS)
         self._sleep = sleep
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}

@@ -25,6 +25,7 @@ from aletheia_hub.embed.backlog import Backlog
 from aletheia_hub.embed.breaker import EmbedderUnavailable
 from aletheia_hub.embed.burst import Burst
 from aletheia_hub.embed.model import INSTALL_HINT, Embedder, load_embedder
+from aletheia_hub.embed.openai_compatible import QUESTION_SECONDS
 from aletheia_hub.heap import trim_heap
 from aletheia_hub.store.claims import Key, claim, release, shared
 from aletheia_hub.store.db import Database
@@ -82,8 +83,12 @@ class SemanticSearch:
         pgvector: bool = False,
         loader: Callable[[int, int], Embedder] = load_embedder,
         endpoint: str | None = None,
+        question_seconds: float = QUESTION_SECONDS,
     ) -> None:
         self.db = db
+        # How long a search waits for its question's vector (and the memories nearest it),
+        # counted from when it asked, queueing included; then it answers by keywords.
+        self.question_seconds = question_seconds
         # Makes the embedder from (threads, runs) (the packaged model unless another is set
         # up): ModuleNotFoundError without it, EmbedderUnavailable while a server is silent.
         self._loader = loader
@@ -344,6 +349,16 @@ class SemanticSearch:
             if len(self._queries) > QUERY_CACHE_SIZE:
                 self._queries.popitem(last=False)
         return vector
+
+    def question_missed(self) -> None:
+        """A search stopped waiting for its question's vector: its answer, and the next ones
+        until a question gets a vector, say they are keyword-only and why."""
+        who = (
+            f"the embedding server at {self.endpoint} ({self.model_name})"
+            if self.endpoint
+            else "the embedding model"
+        )
+        self._question_problem = f"{who} did not answer in time"
 
     def nearest(
         self,

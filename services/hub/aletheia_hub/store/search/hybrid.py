@@ -14,13 +14,19 @@ of some candidates ("what did Caroline say about ...") is embedded again without
 a vector, a name outweighs the few words of a short turn, and every turn of that speaker
 starts with it. A question that seems to name someone ("did Caroline ...", "Caroline's") is
 embedded without the name from the start, beside the question itself.
+
+A search waits for its vectors no longer than the embedder's question budget
+(`question_seconds`), counted from when it asked: a question queued behind others that a slow
+embedding server holds answers by keywords when the budget is spent, saying why, and is then
+never sent.
 """
 
 import threading
+import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Final, Literal
+from typing import TYPE_CHECKING, Final, Literal, TypeVar
 
 from sqlmodel import Session
 
@@ -56,6 +62,7 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 Mode = Literal["keyword", "vector", "hybrid"]
+T = TypeVar("T")
 CANDIDATE_DEPTH: Final = 30  # best keyword hits fused (nearest vectors: twice as many)
 HOLDING_EVERY_DEPTH: Final = 20  # best memories holding every word of the query, fused too
 WHOLE: Final = 1.0 - 1e-9  # the coverage of a memory holding every word
@@ -90,9 +97,11 @@ def hybrid_search(
     if not ranked:
         return HybridResult(search(session=session, query=query))
     depth = max(CANDIDATE_DEPTH, query.offset + query.limit)
+    deadline = time.monotonic() + (semantic.question_seconds if semantic is not None else 0.0)
     # The model embeds the question, and the nearest memories are looked up in a session of
     # their own, while the keyword side searches (the model and the database leave the GIL).
-    settled = threading.Event()  # set once the keywords decide: the lookup is not wanted
+    # Set once the keywords decide or the budget is spent: the lookup is not wanted.
+    settled = threading.Event()
     lookup = (
         _QUERY_EMBEDDING.submit(
             _nearest_to, semantic, text, query, 2 * depth, vectors_through, settled
@@ -105,7 +114,7 @@ def hybrid_search(
     names = likely_names(text)
     guessed = without_names(text, names) if names else text
     spare = (
-        _QUERY_EMBEDDING.submit(semantic.query_vector, guessed)
+        _QUERY_EMBEDDING.submit(_wanted_vector, semantic, guessed, settled)
         if lookup is not None and semantic is not None and guessed != text
         else None
     )
@@ -117,7 +126,13 @@ def hybrid_search(
     decided = mode == "hybrid" and pool.keywords_decide(keyword)
     if decided:
         settled.set()
-    found = lookup.result() if lookup is not None and not decided else None
+    found = None
+    if lookup is not None and semantic is not None and not decided:
+        try:
+            found = lookup.result(timeout=_left(deadline))
+        except TimeoutError:
+            settled.set()  # a lookup not yet begun is dropped
+            semantic.question_missed()
     vector = found.vector if found is not None else None
     note = None  # why meaning was not used, or how much of the scope it covers
     if lookup is not None and semantic is not None:
@@ -132,10 +147,11 @@ def hybrid_search(
     named = named_speakers(text, speakers)
     if named and vector is not None and semantic is not None:
         unnamed = without_names(text, named)
-        again = (
-            spare.result()
+        again = _waited(
+            spare
             if spare is not None and unnamed == guessed
-            else semantic.query_vector(unnamed)
+            else _QUERY_EMBEDDING.submit(semantic.query_vector, unnamed),
+            deadline,
         )
         if again is not None:
             pool.vector_side(semantic, again, vectors_through)
@@ -350,7 +366,10 @@ def _nearest_to(
 ) -> _Nearest | None:
     """Embed the question and look up the memories nearest it under the query's scope and
     filters, beside the keyword side; None without a vector. The lookup is skipped when the
-    keywords have decided by the time the vector is there."""
+    keywords have decided (or the search stopped waiting) by the time the vector is there,
+    and the question is not asked at all when that was before it began."""
+    if settled.is_set():
+        return None
     vector = semantic.query_vector(text)
     if vector is None:
         return None
@@ -360,6 +379,25 @@ def _nearest_to(
         bound = through if through is not None else semantic.vectors_through(session)
         items = _nearest(semantic, session, vector, query, limit, bound)
     return _Nearest(vector, items, bound)
+
+
+def _wanted_vector(
+    semantic: Meaning, text: str, settled: threading.Event
+) -> "NDArray[np.float32] | None":
+    """The question's vector, unless the search stopped wanting it before this began."""
+    return None if settled.is_set() else semantic.query_vector(text)
+
+
+def _waited(future: "Future[T | None]", deadline: float) -> T | None:
+    """What `future` gives by `deadline` (time.monotonic), or None past it."""
+    try:
+        return future.result(timeout=_left(deadline))
+    except TimeoutError:
+        return None
+
+
+def _left(deadline: float) -> float:
+    return max(deadline - time.monotonic(), 0.0)
 
 
 def _nearest(

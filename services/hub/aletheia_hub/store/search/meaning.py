@@ -22,8 +22,18 @@ class Meaning(Protocol):
         """The model whose vectors are searched; None before it is loaded."""
         ...
 
+    @property
+    def question_seconds(self) -> float:
+        """How long a search waits for its question's vector and the memories nearest it,
+        from when it asked; past it, the search answers by keywords."""
+        ...
+
     def query_vector(self, text: str) -> "NDArray[np.float32] | None":
         """The question's vector, or None when meaning cannot be used now."""
+        ...
+
+    def question_missed(self) -> None:
+        """A search stopped waiting for its question's vector (its note says so)."""
         ...
 
     def vectors_through(self, session: Session) -> int | None:
