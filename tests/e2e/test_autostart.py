@@ -116,6 +116,22 @@ def test_the_first_proxy_starts_a_hub_and_the_second_reuses_it(
     assert is_running(pid)
 
 
+def test_the_data_dir_a_proxy_makes_and_what_the_hub_puts_in_it_are_the_users_alone(
+    proxies: StartProxy, local: LocalSetup
+) -> None:
+    assert not local.data_dir.exists()
+    proxy = proxies(local.env)
+    proxy.initialize()
+    saved = proxy.request(tool_call_request("save_memory", {"text": "Kept private"}, 2))
+    assert tool_text(saved) == "Saved as #1 in shop."
+    local.hub_pid()  # the hub has recorded itself
+    assert local.data_dir.stat().st_mode & 0o777 == 0o700
+    made = ["hub.db", "hub.db-wal", "hub.db-shm", "hub.db.hub-lock"]  # the store, its lock
+    made += ["hub.json", "hub.lock", "hub.log"]  # the hub's record, the proxies' lock, its log
+    modes = {name: (local.data_dir / name).stat().st_mode & 0o777 for name in made}
+    assert modes == dict.fromkeys(made, 0o600)
+
+
 def test_a_proxy_starts_the_hub_again_when_it_has_gone(
     proxies: StartProxy, local: LocalSetup
 ) -> None:

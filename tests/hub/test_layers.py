@@ -26,6 +26,7 @@ LAYERS: Final = {
     "ratelimit": SHARED,
     "metrics": SHARED,
     "heap": SHARED,
+    "private_files": SHARED,
     "store": 1,
     "auth": 2,
     "embed": 2,

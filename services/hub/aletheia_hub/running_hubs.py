@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TypedDict
 
+from aletheia_hub import private_files
 from aletheia_hub.commands.hub_process import is_running, process_start
 from aletheia_hub.settings import Settings
 from aletheia_shared import __version__
@@ -88,8 +89,8 @@ class RuntimeEntryFile:
     def write(self) -> None:
         partial = self.path.with_name(f".{self.path.name}.partial")
         try:
-            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            partial.write_text(self.text)
+            private_files.make_folder(self.path.parent)
+            private_files.write_text(partial, self.text)
             os.replace(partial, self.path)  # a reader sees the whole entry or none
         except OSError as error:
             logger.warning("could not list this hub in %s: %s", self.path.parent, error)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 import uvicorn
 
+from aletheia_hub import private_files
 from aletheia_hub.heap import limit_arenas
 from aletheia_hub.http.activity import Activity
 from aletheia_hub.local_hubs import busy_port_problem
@@ -94,8 +95,8 @@ class HubRecordFile:
     def write(self) -> None:
         partial = self.path.with_name(f".{self.path.name}.{os.getpid()}")
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            partial.write_text(self.text)
+            private_files.make_folder(self.path.parent)
+            private_files.write_text(partial, self.text)
             os.replace(partial, self.path)  # readers see the old record or the new, never half
         except OSError as error:
             logger.warning("could not record this hub in %s: %s", self.path, error)

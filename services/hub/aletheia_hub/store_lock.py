@@ -25,6 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Final
 
+from aletheia_hub import private_files
 from aletheia_shared import __version__
 from aletheia_shared.store import StoreLocation, parse_record
 
@@ -64,8 +65,8 @@ class StoreLock:
         """Take both locks and name this hub beside the path; else the one line that names
         the hub holding them and how to stop it. `same_file` names the hub that serves this
         database file under another path, once it can (None until then)."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle = self.path.open("a+")
+        private_files.make_folder(self.path.parent)
+        handle = private_files.open_text(self.path, "a+")
         if not _hold(handle.fileno(), lambda: holder_problem(_text_of(handle))):
             handle.seek(0)
             problem = holder_problem(handle.read())
@@ -87,14 +88,16 @@ class StoreLock:
     def _open_file_lock(self) -> int:
         """The descriptor whose lock follows the database file (created empty if absent: an
         empty file is a new SQLite database)."""
-        file = os.open(self.database, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        file = os.open(
+            self.database, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, private_files.FILE_MODE
+        )
         if self.inodes is None:
             return file
         found = os.fstat(file)
         os.close(file)  # no connection of this process has the database open yet
-        self.inodes.mkdir(mode=0o700, parents=True, exist_ok=True)
+        private_files.make_folder(self.inodes)
         named = self.inodes / f"{found.st_dev}-{found.st_ino}{LOCK_SUFFIX}"
-        return os.open(named, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        return os.open(named, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, private_files.FILE_MODE)
 
     def release(self) -> None:
         """Let the store go (also done by the process's exit); the files stay, since removing

@@ -6,6 +6,7 @@ serves, so a record never names a process that did not write it.
 
 import contextlib
 import logging
+import os
 import shutil
 import socket
 import subprocess
@@ -56,11 +57,11 @@ def spawn_hub(config: ProxyConfig, port: int) -> "subprocess.Popen[bytes] | None
         logger.error("aletheia-server is not installed next to aletheia-mcp or on PATH")
         return None
     folder = config.data_dir
-    folder.mkdir(parents=True, exist_ok=True)
+    _make_private_folder(folder)
     # Started on demand, so it stops by itself once no host has used it for a while.
     command = [executable, "--host", env.DEFAULT_HOST, "--port", str(port), "--quiet"]
     command += ["--started-by", "proxy"]
-    with (folder / LOG_NAME).open("ab") as log:
+    with open(folder / LOG_NAME, "ab", opener=_private_opener) as log:
         process = subprocess.Popen(
             command,
             stdin=subprocess.DEVNULL,
@@ -72,6 +73,22 @@ def spawn_hub(config: ProxyConfig, port: int) -> "subprocess.Popen[bytes] | None
         )
     logger.info("started a local hub (pid %s) for %s", process.pid, config.store)
     return process
+
+
+def _make_private_folder(path: Path) -> None:
+    """Create the data dir (and missing folders above it) 0700, as the hub does: the store it
+    will hold is the user's alone. One that exists keeps its mode."""
+    missing = []
+    for folder in (path, *path.parents):
+        if folder.is_dir():
+            break
+        missing.append(folder)
+    for folder in reversed(missing):
+        folder.mkdir(mode=0o700, exist_ok=True)
+
+
+def _private_opener(path: str, flags: int) -> int:
+    return os.open(path, flags | os.O_CLOEXEC, 0o600)  # the hub's log and lock: the user's
 
 
 def wait_for(
@@ -110,8 +127,8 @@ def exclusive(lock_file: Path) -> Iterator[None]:
         return
     import fcntl
 
-    lock_file.parent.mkdir(parents=True, exist_ok=True)
-    with lock_file.open("a") as handle:
+    _make_private_folder(lock_file.parent)
+    with open(lock_file, "a", opener=_private_opener) as handle:
         deadline = time.monotonic() + START_DEADLINE_SECONDS + OTHER_HUB_GRACE_SECONDS
         while True:
             try:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from aletheia_hub import private_files
 from aletheia_hub.commands.progress import ProgressBar
 from aletheia_hub.commands.store_access import add_store_options, open_store, store_url
 from aletheia_hub.store.backup import native
@@ -114,7 +115,7 @@ def _backup(db: Database, target: Path, wanted: str) -> str:
         if wanted == "native":
             raise BackupError(f"cannot make a native backup: {problem}")
         print(f"aletheia: {problem}: writing a logical backup instead", file=sys.stderr)
-    with target.open("w", encoding="utf-8") as out:
+    with private_files.open_text(target, "w") as out:  # 0600, as a native copy is
         rows = write_logical(db, out)
     return f"logical, {rows} rows"
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from aletheia_hub import managed_block
+from aletheia_hub import managed_block, private_files
 from aletheia_hub.hosts.config_files import parse_jsonc
 from aletheia_shared import env
 
@@ -71,7 +71,7 @@ def save(created: Created) -> None:
         remove_empty_folders(created)
         return
     if not folder.exists():
-        folder.mkdir(parents=True)
+        private_files.make_folder(folder)
         created.add_folder(folder)
     body = {"files": created.files, "folders": created.folders, "settings": created.settings}
     managed_block.write_atomically(path, json.dumps(body, indent=2) + "\n")

@@ -12,6 +12,7 @@ from sqlalchemy import Connection, Engine, create_engine, event, exc
 from sqlalchemy.engine import make_url
 from sqlmodel import Session
 
+from aletheia_hub import private_files
 from aletheia_hub.store.driver import Driver, mark_of
 from aletheia_hub.store.driver import of as driver_of
 
@@ -243,9 +244,12 @@ def _sqlite_file(url: str) -> bool:
 
 
 def _ensure_sqlite_folder(url: str) -> None:
+    """The SQLite file's folder, and the file: made the user's alone when they are new (SQLite
+    would create the file 0644, and its -wal and -shm files take the file's mode)."""
     database = make_url(url).database
     if database and _sqlite_file(url):
-        Path(database).parent.mkdir(parents=True, exist_ok=True)
+        private_files.make_folder(Path(database).parent)
+        private_files.create_file(Path(database))
 
 
 def _sqlite_engine(url: str, *, begin: str | None, connections: int | None = None) -> Engine:

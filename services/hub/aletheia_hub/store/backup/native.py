@@ -11,6 +11,7 @@ from urllib.parse import quote
 from sqlalchemy import Connection, text
 from sqlalchemy.engine import make_url
 
+from aletheia_hub import private_files
 from aletheia_hub.store.backup.tables import BackupError, check_empty
 from aletheia_hub.store.db import Database
 
@@ -35,6 +36,7 @@ def copy_sqlite(source: Path, target: Path) -> None:
     step, under one read transaction, which in WAL mode blocks no writer (copied in steps, each
     write by a hub would restart the copy). The copy keeps a rollback journal, so opening it
     later leaves no -wal or -shm beside it."""
+    private_files.create_file(target)  # a copy of the store is as private as the store
     reader = sqlite3.connect(source)
     copy = sqlite3.connect(target)
     try:
@@ -53,7 +55,8 @@ def backup_sqlite(db: Database, target: Path) -> None:
 def restore_sqlite(target: Path, backup: Path) -> None:
     """Copy a checked SQLite backup into the store file `target`, new or holding no rows. The
     backup is read as immutable: nothing is written beside it."""
-    target.parent.mkdir(parents=True, exist_ok=True)
+    private_files.make_folder(target.parent)
+    private_files.create_file(target)
     source = sqlite3.connect(sqlite_uri(backup, immutable=True), uri=True)
     copy = sqlite3.connect(target)
     try:
