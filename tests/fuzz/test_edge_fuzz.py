@@ -63,7 +63,12 @@ CALLER_HEADERS: Final = (
 # Routes outside FastAPI's parameter handling: /mcp reads its own body (fuzzed here through
 # its headers, and by test_hub_fuzz through its bodies); the rest take no input.
 RAW_ROUTES: Final = frozenset({"/openapi.json", "/mcp", "/mcp/open-mem", "/mcp/all", "/static"})
-MCP_TOOLS: Final = {"/mcp": "save_memory", "/mcp/all": "save_memory", "/mcp/open-mem": "mem-save"}
+# A call that writes, at each MCP path: (tool, its arguments but for the text).
+MCP_SAVES: Final = {
+    "/mcp": ("save_memory", {}),
+    "/mcp/all": ("save_memory", {}),
+    "/mcp/open-mem": ("mem-create", {"title": "Edge", "type": "change"}),
+}
 UNSTORABLE: Final = re.compile("[\x00\ud800-\udfff]")
 CONSOLE_COOKIE: Final = "aletheia_console"
 KINDS: Final = [
@@ -323,23 +328,29 @@ def test_hostile_caller_headers_on_every_route_get_a_clean_answer(hub: Hub) -> N
 def test_hostile_caller_headers_on_a_tool_call_at_every_mcp_path_get_a_clean_answer(
     hub: Hub,
 ) -> None:
-    for path, tool in MCP_TOOLS.items():
+    for path, (tool, fixed) in MCP_SAVES.items():
         client = McpHttpClient(hub.http, path, project="shop", tool="fuzz")
         client.headers.update(hub.auth)
         client.initialize()
+        saved = 0
         for name in CALLER_HEADERS:
             for label, value in HEADER_VALUES.items():
-                argument = "text" if tool == "save_memory" else "content"
+                argument = "text" if tool == "save_memory" else "narrative"
+                arguments = {**fixed, argument: f"{name} {label}"}
                 call = {
                     "jsonrpc": "2.0",
                     "id": 1,
                     "method": "tools/call",
-                    "params": {"name": tool, "arguments": {argument: f"{name} {label}"}},
+                    "params": {"name": tool, "arguments": arguments},
                 }
                 sent: dict[str, Any] = {**client.headers, headers.SESSION_ID: client.session_id}
                 sent[name] = value
                 response = hub.http.post(path, json=call, headers=sent)
                 assert_clean_answer(response, (path, name, label))
+                reply = response.json()
+                saved += "result" in reply and not reply["result"]["isError"]
+        # The tool, project and working-directory headers are cleaned, and the call runs.
+        assert saved >= 3 * len(HEADER_VALUES), path
 
 
 def test_nothing_broken_is_stored(hub: Hub) -> None:
