@@ -15,6 +15,8 @@ from aletheia_hub.hosts.rules_preview import HostRuleFiles
 from aletheia_hub.http import console, health, mcp_endpoint, memories_api, metrics, requests_api
 from aletheia_hub.http.activity import Activity, ActivityMiddleware
 from aletheia_hub.http.auth import AuthenticationError, authentication_error_handler
+from aletheia_hub.http.console.sign_in import THROTTLE_STATE
+from aletheia_hub.http.console.sign_in_throttle import SignInThrottle
 from aletheia_hub.http.errors import store_unavailable_handler
 from aletheia_hub.http.guard import OriginHostGuard, is_loopback_bind
 from aletheia_hub.http.text_guard import refuse_unstorable_text
@@ -93,6 +95,7 @@ def create_app(settings: Settings, tool_sets: Sequence[ToolSet] = TOOL_SETS) -> 
         if settings.team_mode
         else None
     )
+    setattr(app.state, THROTTLE_STATE, SignInThrottle())  # failed console sign-ins slow down
     app.add_exception_handler(AuthenticationError, authentication_error_handler)
     app.add_exception_handler(SQLAlchemyError, store_unavailable_handler)
     app.include_router(health.router)

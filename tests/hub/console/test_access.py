@@ -9,6 +9,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from aletheia_hub.app import create_app
+from aletheia_hub.http.console.sign_in import THROTTLE_STATE
+from aletheia_hub.http.console.sign_in_throttle import SignInThrottle
 from aletheia_hub.settings import Settings
 from aletheia_hub.store import browser_sessions
 from aletheia_hub.store.db import Database
@@ -61,6 +63,49 @@ def test_a_wrong_key_is_refused_and_the_right_one_signs_in_until_sign_out(
     assert keyed.post("/sign-out", data={"csrf": csrf}, follow_redirects=False).status_code == 303
     keyed.cookies.set("aletheia_console", cookie)  # the old cookie, replayed
     assert keyed.get("/", follow_redirects=False).status_code == 303
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_failed_sign_ins_from_one_address_then_wait_with_429_but_not_other_addresses(
+    keyed: TestClient,
+) -> None:
+    for _ in range(5):
+        assert sign_in(keyed, "wrong") == 401
+    form = CSRF.search(keyed.get("/sign-in").text)
+    assert form is not None
+    refused = keyed.post("/sign-in", data={"secret": KEY, "csrf": form.group(1)})
+    assert refused.status_code == 429 and refused.headers["Retry-After"] == "1"
+    assert "Too many failed sign-ins from this address: try again in 1 s." in refused.text
+    assert keyed.get("/", follow_redirects=False).status_code == 303  # the right key waited
+    elsewhere = TestClient(keyed.app, base_url="http://127.0.0.1", client=("10.0.0.7", 5000))
+    assert sign_in(elsewhere, KEY) == 303
+
+
+def test_each_further_failure_doubles_the_wait_and_a_sign_in_resets_it(
+    keyed: TestClient,
+) -> None:
+    clock = Clock()
+    setattr(keyed.app.state, THROTTLE_STATE, SignInThrottle(clock=clock))  # type: ignore[attr-defined]
+    for _ in range(5):
+        assert sign_in(keyed, "wrong") == 401
+    clock.now += 1
+    assert sign_in(keyed, "wrong") == 401  # the sixth: now two seconds
+    clock.now += 1
+    assert sign_in(keyed, KEY) == 429
+    clock.now += 1
+    assert sign_in(keyed, KEY) == 303
+    for _ in range(5):  # the count starts again
+        assert sign_in(keyed, "wrong") == 401
+    assert sign_in(keyed, "wrong") == 429
+    clock.now += 15 * 60 + 1  # failures that old are forgotten
+    assert sign_in(keyed, "wrong") == 401
 
 
 def test_the_sign_in_form_needs_its_own_csrf_cookie(keyed: TestClient) -> None:

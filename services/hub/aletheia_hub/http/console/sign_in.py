@@ -1,8 +1,9 @@
 """Sign in (the team hub's admin or read token, or the main server's ALETHEIA_API_KEY) and
-sign out. The sign-in form is protected by a double-submit CSRF cookie."""
+sign out. The sign-in form is protected by a double-submit CSRF cookie; failed sign-ins from
+one address slow down (sign_in_throttle.py)."""
 
 import secrets
-from typing import Annotated
+from typing import Annotated, Final
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import Response
@@ -11,11 +12,13 @@ from aletheia_hub import auth
 from aletheia_hub.http.console import viewer as viewers
 from aletheia_hub.http.console.access import Refused, ViewerDep, check_form
 from aletheia_hub.http.console.render import page, see_other
+from aletheia_hub.http.console.sign_in_throttle import SignInThrottle
 from aletheia_hub.settings import Settings
 from aletheia_hub.store import browser_sessions, tokens
 from aletheia_hub.store.db import Database
 
 router = APIRouter()
+THROTTLE_STATE: Final = "sign_in_throttle"  # the app's SignInThrottle, built by create_app
 
 
 @router.get("/sign-in")
@@ -59,9 +62,19 @@ def sign_in(
     expected = request.cookies.get(viewers.SIGN_IN_COOKIE, "")
     if not expected or not viewers.csrf_matches(expected, csrf):
         raise Refused(403, "This form has expired or came from another site: reload the page.")
+    throttle: SignInThrottle = getattr(request.app.state, THROTTLE_STATE)
+    client = request.client.host if request.client is not None else "unknown"
+    wait = throttle.retry_after(client)
+    if wait:
+        error = f"Too many failed sign-ins from this address: try again in {wait} s."
+        refused = _form(request, settings, error=error, status=429)
+        refused.headers["Retry-After"] = str(wait)
+        return refused
     accepted, token_id = _who(settings, db, secret.strip())
     if not accepted:
+        throttle.failed(client)
         return _form(request, settings, error="That key or token is not valid here.", status=401)
+    throttle.succeeded(client)
     with db.write_session() as session:
         opened = browser_sessions.create_browser_session(session=session, token_id=token_id)
     response = see_other("/")
