@@ -11,6 +11,8 @@ from aletheia_hub.settings import Settings
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.identity import store_id
 from aletheia_shared import __version__
+from tests.conftest import prefill_store
+from tests.team.conftest import issue_token
 
 
 def test_healthz_answers_ok_with_the_version_the_serving_pid_and_the_store(
@@ -113,3 +115,36 @@ def test_readyz_turns_ready_once_startup_has_migrated(tmp_path: Path) -> None:
         before.state.db.dispose()
     with TestClient(create_app(settings), base_url="http://127.0.0.1") as http:
         assert http.get("/readyz").status_code == 200
+
+
+def test_a_team_hub_tells_a_remote_caller_only_that_it_is_healthy_unless_a_store_wide_admin(
+    settings: Settings, sqlite_template: Path
+) -> None:
+    url = settings.resolved_database_url()
+    prefill_store(sqlite_template, url)
+    team = settings.model_copy(update={"team_mode": True})
+    _id, admin = issue_token(url, "admin", None)
+    _id, limited_admin = issue_token(url, "admin", ["shop"])
+    _id, sync = issue_token(url, "sync", None)
+    remote = ("203.0.113.9", 40000)
+    with TestClient(create_app(team), base_url="http://127.0.0.1", client=remote) as http:
+        assert http.get("/healthz").json() == {"status": "ok"}
+        for secret in (sync, limited_admin, "not-a-token"):
+            answer = http.get("/healthz", headers={"Authorization": f"Bearer {secret}"})
+            assert (answer.status_code, answer.json()) == (200, {"status": "ok"})
+        full = http.get("/healthz", headers={"Authorization": f"Bearer {admin}"}).json()
+        assert full["pid"] == os.getpid() and full["store"]["kind"] in ("sqlite", "postgresql")
+
+
+def test_a_team_hub_answers_a_caller_on_this_machine_in_full_but_not_one_a_proxy_passed_on(
+    settings: Settings, sqlite_template: Path
+) -> None:
+    prefill_store(sqlite_template, settings.resolved_database_url())
+    team = settings.model_copy(update={"team_mode": True})
+    local = ("127.0.0.1", 40000)
+    with TestClient(create_app(team), base_url="http://127.0.0.1", client=local) as http:
+        full = http.get("/healthz").json()
+        assert full["pid"] == os.getpid() and "location" in full["store"] and "search" in full
+        for header in ("X-Forwarded-For", "Forwarded", "X-Real-IP"):
+            passed_on = http.get("/healthz", headers={header: "198.51.100.4"})
+            assert passed_on.json() == {"status": "ok"}, header

@@ -1,7 +1,13 @@
-"""Liveness and readiness probes."""
+"""Liveness and readiness probes.
+
+A team hub's /healthz names its store, pid and embedding server only to an admin token without
+project limits, and to a caller on this machine that came through no proxy (`aletheia status`
+and `stop`, and a proxy checking which store a local hub serves); anyone else learns only
+that it is healthy. The main server answers in full, as its /mcp answers on loopback.
+"""
 
 import os
-from typing import Any
+from typing import Any, Final
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
@@ -11,14 +17,19 @@ from starlette.concurrency import run_in_threadpool
 
 from aletheia_hub.embed.service import SemanticSearch
 from aletheia_hub.http.activity import Activity
+from aletheia_hub.http.auth import bearer_token
 from aletheia_hub.http.deps import DatabaseDep
+from aletheia_hub.http.guard import is_loopback_bind
 from aletheia_hub.settings import Settings
+from aletheia_hub.store import tokens
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import is_current
 from aletheia_shared import __version__
 from aletheia_shared.store import StoreLocation
 
 router = APIRouter()
+# A request that carries one of these came through a proxy: its peer address is the proxy's.
+FORWARDING_HEADERS: Final = ("forwarded", "x-forwarded-for", "x-real-ip")
 
 
 @router.get("/healthz")
@@ -27,6 +38,10 @@ async def healthz(request: Request) -> dict[str, Any]:
     # configured for; the id is read once at startup (None until then).
     store: StoreLocation = request.app.state.store
     settings: Settings = request.app.state.settings
+    if settings.team_mode and not _is_local_caller(request):
+        db: Database = request.app.state.db
+        if not await run_in_threadpool(_is_store_wide_admin, request, db):
+            return {"status": "ok"}
     activity: Activity = request.app.state.activity
     return {
         "status": "ok",
@@ -44,6 +59,23 @@ async def healthz(request: Request) -> dict[str, Any]:
         },
         "search": _search_state(request.app.state.semantic),
     }
+
+
+def _is_local_caller(request: Request) -> bool:
+    """A caller on this machine, not one a proxy on this machine passed on."""
+    host = request.client.host if request.client is not None else ""
+    forwarded = any(name in request.headers for name in FORWARDING_HEADERS)
+    return is_loopback_bind(host) and not forwarded
+
+
+def _is_store_wide_admin(request: Request, db: Database) -> bool:
+    """Whether the request's bearer token is an admin token without project limits."""
+    secret = bearer_token(request)
+    if secret is None:
+        return False
+    with db.statement_connection() as connection:
+        token = tokens.find_active_token(session=connection, secret=secret)
+    return token is not None and token.scope == "admin" and token.projects is None
 
 
 def _search_state(semantic: SemanticSearch) -> dict[str, Any]:
