@@ -12,9 +12,11 @@ import uuid
 
 import pytest
 from fastapi.testclient import TestClient
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy import text
 
-from aletheia_hub.redact import PATTERNS, Redacted, redact
+from aletheia_hub.redact import PATTERNS, Redacted, holds_secret, redact, redact_name
 from aletheia_hub.store.memories import content_hash
 from bench.redaction_secrets import TOKENS, hub_kind
 from tests.helpers import McpHttpClient
@@ -569,3 +571,16 @@ def test_a_yaml_value_on_the_line_under_its_key_is_redacted(text: str, expected:
 )
 def test_a_mapping_or_list_under_a_password_key_is_left_alone(text: str) -> None:
     assert redact(text).text == text
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.from_regex(r"[A-Za-z0-9._\-]{0,40}", fullmatch=True) | st.text(max_size=40))
+def test_a_name_is_redacted_as_any_text_is_however_short_or_plain(name: str) -> None:
+    assert redact_name(name) == redact(name)
+
+
+def test_a_name_holds_a_secret_when_it_has_one_or_the_marker_of_one() -> None:
+    assert holds_secret("ghp_" + "A1b2" * 9)
+    assert holds_secret("[REDACTED:github-token]")
+    for plain in ("shop", "claude-code", "gemini-cli", "my.project_v2", "", "billing api"):
+        assert not holds_secret(plain), plain

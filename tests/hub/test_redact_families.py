@@ -141,6 +141,12 @@ PLACEMENTS: list[tuple[str, str]] = [
     ("htpasswd -nbB admin {} > users", "cli-password"),
     ("openssl enc -aes-256-cbc -k {} -in a.tar", "cli-password"),
     ("openssl enc -d -aes-256-cbc -pass pass:{} -in a", "cli-password"),
+    # Directives in any case, and quoted values whatever they hold.
+    ("BINDPW {}", "config-password"),
+    ("slapd.conf: RootPW {}", "config-password"),
+    ("REQUIREPASS {}  # prod", "config-password"),
+    ('set bindpw "{}" in nslcd.conf', "config-password"),
+    ("/etc/nslcd.conf bindpw '{}'", "config-password"),
 ]
 
 
@@ -150,6 +156,26 @@ def test_a_config_line_or_password_flag_is_redacted_wherever_it_stands_in_a_note
 ) -> None:
     stored = written.format(f"[REDACTED:{kind}]")
     assert redact(written.format(_made(12))) == Redacted(stored, 1)
+
+
+def test_a_quoted_directive_value_goes_whole_spaces_and_all() -> None:
+    written = "bindpw \"correct horse battery\" and requirepass 'two words'"
+    stored = "bindpw \"[REDACTED:config-password]\" and requirepass '[REDACTED:config-password]'"
+    assert redact(written) == Redacted(stored, 2)
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "key-" + token(random.Random(4), 32, "0123456789abcdef"),
+        "pubkey-" + token(random.Random(5), 32, "0123456789abcdef"),
+        "key-3ax6xnjp29jd6fds4gc373sgvjxteol0",  # Mailgun's documentation writes older keys so
+    ],
+)
+def test_a_mailgun_key_in_prose_is_redacted_without_the_word_mailgun(key: str) -> None:
+    written = f"Set the key to {key}, then restart the worker."
+    stored = "Set the key to [REDACTED:mailgun-key], then restart the worker."
+    assert redact(written) == Redacted(stored, 1)
 
 
 @pytest.mark.parametrize(
@@ -239,6 +265,10 @@ def test_a_work_state_value_under_a_key_naming_no_secret_is_kept(item: object) -
         "requirepass ${REDIS_PASSWORD}",
         'redis.config_set("requirepass", password)',
         "ldap: bindpw (see vault)",
+        'bindpw "${BIND_PW}" and rootpw "<password>"',
+        "redis-cli CONFIG SET REQUIREPASS is how it is changed",
+        "cache-key-9f8e7d6c5b4a39281706f5e4d3c2b1a0 is the redis key",
+        "key-00000000000000000000000000000000 in the example",
         "address: fe80:0:0:0:200:f8ff:fe21:67cf",
         "mac: de:12:34:56:78:9a",
         "Time: 12:30:45:00:17",

@@ -27,7 +27,8 @@ NAMES = (
     "Set-Cookie", "bindpw", "rootpw", "requirepass", "mysql -u root -p", "curl -u admin:",
     "sshpass -p", "docker login -u me -p", "--password", "--token", "-storepass", "ſecretKey",
     "masterauth", "htpasswd -b f u", "htpasswd -nb u", "openssl enc -k", '["api_key", ',
-    '("STRIPE_KEY", ', '{"env": "SECRET_TOKEN", "setting": ', "Ran this today: ",
+    "BINDPW", "RequirePass", "olcRootPW:", '("STRIPE_KEY", ',
+    '{"env": "SECRET_TOKEN", "setting": ', "Ran this today: ",
 )  # fmt: skip
 SEPARATORS = (
     "=",
@@ -60,7 +61,7 @@ VALUES = (
     "AGE-SECRET-KEY-1" + "QP" * 29, "db:5432:shop:app:pw", "|\n  x1\n", "|", ">-",
     "sessionid=" + "a1" * 16, "sig=" + "a1" * 20, "NzQ" + "w" * 21 + ".D1TCxX." + "m1" * 15,
     "abc1Q~" + "x1" * 17, "x.webhook.office.com/webhookb2/", '"s3cr3t9"]', '"s3cr3t9")',
-    '"s3cr3t9"}', "  # prod", "fe80:0:0:0:1:2",
+    '"s3cr3t9"}', "  # prod", "fe80:0:0:0:1:2", "key-" + "0a9b" * 8, "pubkey-" + "c3" * 16,
 )  # fmt: skip
 GLUE = (" ", "\n", ",", ";", "(", ")", "{", "}", '"', "'", "`", "\t", "_", "-", "/", "@", "é")
 pieces = st.one_of(

@@ -5,6 +5,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from aletheia_hub.redact import holds_secret, redact_name
 from aletheia_hub.store.search.model import USER_SCOPE
 
 Access = Literal["read", "write"]
@@ -47,13 +48,26 @@ def check_tool_access(principal: Principal, tool_name: str, access: Access) -> N
 
 
 def resolve_project(principal: Principal, requested: str | None, session_default: str) -> str:
-    """The one project a call works in; refused when the principal may not use it."""
+    """The one project a call works in; refused when the principal may not use it, or when
+    its name holds a secret (a project name is stored everywhere and shown to everyone)."""
     if requested is None or requested == "":
         project = principal.default_project or session_default
     else:
         project = requested
+    check_project_name(project)
     check_project(principal, project)
     return project
+
+
+def check_project_name(project: str) -> None:
+    """Refuse a project name that holds a secret, or one redacted before; the answer does
+    not repeat it."""
+    if holds_secret(project):
+        raise AccessDenied(
+            f'Project "{redact_name(project).text[:200]}" is refused: a project name must not '
+            "hold a secret. Name the project another way (the project argument, the "
+            "X-Aletheia-Project header or the folder it comes from)."
+        )
 
 
 def visible_projects(

@@ -37,7 +37,7 @@ class RequestRecorded(BaseModel):
     project: str
     captured: bool
     times: int  # how often this request was asked in the project; 0 when not kept
-    note: str | None = None  # why nothing was kept
+    note: str | None = None  # why nothing was kept, or how many secrets were redacted
 
 
 @router.post("/requests", status_code=201)
@@ -81,7 +81,13 @@ def _create(
         )
     if recorded is None:
         return _not_kept(project, "Nothing to keep outside <private> tags.")
-    return RequestRecorded(id=recorded.id, project=project, captured=True, times=recorded.times)
+    note = None
+    if recorded.redacted:  # in the request or the tool name
+        plural = "" if recorded.redacted == 1 else "s"
+        note = f"Redacted {recorded.redacted} secret{plural} before saving."
+    return RequestRecorded(
+        id=recorded.id, project=project, captured=True, times=recorded.times, note=note
+    )
 
 
 def _not_kept(project: str, note: str) -> RequestRecorded:

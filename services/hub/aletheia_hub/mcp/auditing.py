@@ -12,7 +12,7 @@ from aletheia_hub.clock import now_ms
 from aletheia_hub.mcp.call_state import CallState
 from aletheia_hub.mcp.envelope import Call
 from aletheia_hub.mcp.toolsets import ToolSet
-from aletheia_hub.redact import redact
+from aletheia_hub.redact import redact, redact_name
 from aletheia_hub.store import driver
 from aletheia_hub.store.audit import CallRow, Outcome, record_call
 from aletheia_hub.store.db import Database, StoreBusy
@@ -70,8 +70,8 @@ def _row(
 ) -> CallRow:
     requested = arguments.get("project") if isinstance(arguments, dict) else None
     project = _printable(requested, 200) if isinstance(requested, str) else ""
-    if not project:
-        project = state.project
+    # The row is kept for refused calls too: a project named by a secret is kept redacted.
+    project = _printable(redact_name(project or state.project).text, 200)
     tool, operation = _names(tool_set, tool_name)
     return CallRow(
         at_ms=now_ms(),

@@ -22,7 +22,7 @@ from aletheia_hub.mcp.methods import Method, Result, wire
 from aletheia_hub.mcp.registry import Registry
 from aletheia_hub.mcp.sessions import McpSessions
 from aletheia_hub.mcp.toolsets import ToolSet
-from aletheia_hub.redact import redact
+from aletheia_hub.redact import redact, redact_name
 from aletheia_hub.store.audit import Outcome
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.sessions import SessionInfo
@@ -177,7 +177,8 @@ class Dispatcher:
         if method == "tools/call":
             name = call.params.get("name")
             tool = name if isinstance(name, str) and self.registry.find(name) else "unknown"
-            self.metrics.count_tool_call(host=state.tool, tool=tool)
+            # The console draws calls per host: a name that holds a secret shows redacted.
+            self.metrics.count_tool_call(host=redact_name(state.tool).text, tool=tool)
         self.metrics.observe_request(seconds, method=method, tool=tool)
         kind = metrics.error_kind(reply)
         if kind is not None:

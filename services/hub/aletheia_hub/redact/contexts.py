@@ -16,6 +16,7 @@ from aletheia_hub.redact.patterns import (
     finds,
     finds_reversed,
     marker,
+    reversed_words,
 )
 
 # A value after a flag: quoted whole (group 2 holds the quote), or a bare command-line word.
@@ -93,24 +94,29 @@ def _redact_cookies(header: str) -> tuple[str, int]:
     return _COOKIE_PAIR.sub(replace, header), count
 
 
+# Config files read these names in any case (`BINDPW`, Redis' `REQUIREPASS`, slapd's `RootPW`).
 _CONFIG_DIRECTIVES: Final = (
-    "bindpw", "rootpw", "RootPW", "requirepass", "masterauth", "auth_pass",
-    "ldap_default_authtok", "tls_key_password",
+    "bindpw", "rootpw", "requirepass", "masterauth", "auth_pass", "ldap_default_authtok",
+    "tls_key_password",
 )  # fmt: skip
-# The same directives as a regex (the gate looks for the `RootPW` of `olcRootPW:`).
-_DIRECTIVE: Final = either(
-    *(r"olcRootPW:?" if word == "RootPW" else word for word in _CONFIG_DIRECTIVES)
+# The same directives as a regex, olcRootPW: (LDIF) too.
+_DIRECTIVE: Final = "(?i:" + either(r"olcrootpw:?", *_CONFIG_DIRECTIVES) + ")"
+# Before every directive's value stands a space or a tab (after `olcRootPW:` perhaps nothing).
+_DIRECTIVE_GATE: Final = finds_reversed(
+    r"[ \t]:?" + reversed_words(*_CONFIG_DIRECTIVES), re.IGNORECASE
 )
 # Where a config line's value ends: the line's end, perhaps after a closing backtick or quote
 # and a `# comment`.
 _LINE_END: Final = r"[`\"']?[ \t]*(?:#[^\r\n]*)?$"
 # Where a value within a sentence ends.
 _VALUE_END: Final = r"(?=[\s`\"',;)]|[.:!?](?!\S)|$)"
-# A directive's value: on the directive's own line, anything up to the line's end; within a
-# sentence, no plain lowercase word (`requirepass is set`) nor a bracket (`bindpw (see...)`).
+# A directive's value: in quotes, whatever they hold (`bindpw "two words"`); on the directive's
+# own line, anything up to the line's end; within a sentence, no plain lowercase word
+# (`requirepass is set`) nor a bracket (`bindpw (see...)`).
 _DIRECTIVE_VALUE: Final = (
-    rf"(?(own)[^\s`]+(?={_LINE_END})"
-    rf"|(?![a-z]+{_VALUE_END}|[(<\[{{$])[^\s`\"',;]+{_VALUE_END})"
+    r"(?(quote)[^\r\n]{1,200}?(?=(?P=quote))"
+    rf"|(?(own)[^\s`]+(?={_LINE_END})"
+    rf"|(?![a-z]+{_VALUE_END}|[(<\[{{$])[^\s`\"',;]+{_VALUE_END}))"
 )
 _AWS_WORD: Final = r"(?<![A-Za-z])(?i:aws|amazon)(?![a-z])"
 _SECRET_WORD: Final = r"(?i:secret)"
@@ -202,12 +208,12 @@ AFTER_ASSIGNMENTS: Final[tuple[SecretPattern, ...]] = (
             # A directive opening its line (indented, in a code span) takes any value up to
             # the line's end or a `# comment`; within a sentence (`set bindpw X in nslcd.conf`)
             # a plain lowercase word after it is prose (`requirepass is set`).
-            rf"((?P<own>^[ \t]*`?)?(?<![\w.\-/$@\"']){_DIRECTIVE}[ \t]+)"
+            rf"((?P<own>^[ \t]*`?)?(?<![\w.\-/$@\"']){_DIRECTIVE}[ \t]+(?P<quote>[\"'])?+)"
             rf"(?!\[REDACTED|(?i:{PLACEHOLDER}){_VALUE_END}){_DIRECTIVE_VALUE}",
             re.MULTILINE,
         ),
         keep_group=1,
-        gates=(contains(*_CONFIG_DIRECTIVES),),
+        gates=(_DIRECTIVE_GATE,),
     ),
     SecretPattern(
         "pgpass-password",

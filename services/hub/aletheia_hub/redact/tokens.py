@@ -225,6 +225,15 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     ),
     _token("sendinblue-key", r"\bxkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}\b", "xkeysib-", entropy=2),
     _token("mailchimp-key", r"\b[0-9a-f]{32}-us[0-9]{1,2}\b", "-us", entropy=3),
+    # gitleaks' mailgun-private-api-token and mailgun-pub-key are `(pub)key-` and 32 hex digits
+    # near the word mailgun; the shape is Mailgun's alone, so it goes bare, as prose pastes it.
+    # Older keys (and Mailgun's documentation) use every lowercase letter, not only hex.
+    _token(
+        "mailgun-key",
+        rf"(?<![\w\-])(?:pub)?key-(?=[a-z]{{0,31}}[0-9])(?=[0-9]{{0,31}}[a-z])[a-z0-9]{{32}}{_END}",
+        "key-",
+        entropy=3,
+    ),
     _token("twilio-key", r"\bSK[0-9a-fA-F]{32}\b", "SK", entropy=3),
     SecretPattern(
         "telegram-bot-token",

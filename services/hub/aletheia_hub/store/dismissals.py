@@ -6,12 +6,13 @@ from sqlalchemy import Table, select, update
 from sqlmodel import Session
 
 from aletheia_hub.clock import now_ms
-from aletheia_hub.redact import redact
+from aletheia_hub.redact import redact, redact_name
 from aletheia_hub.store.models import Dismissal
 from aletheia_hub.store.tables import EPISODES, FACTS, MEMORIES
 
 ItemType = Literal["memory", "observation", "fact", "episode"]
 REASON_MAX_CHARS: Final = 300
+TOOL_MAX_CHARS: Final = 100
 _TABLES: Final[dict[ItemType, Table]] = {
     "memory": MEMORIES,
     "observation": MEMORIES,
@@ -82,7 +83,7 @@ def record_trail(
             item_id=item_id,
             action="dismiss" if dismissed else "restore",
             reason=_kept_reason(reason),
-            tool=tool,
+            tool=redact_name(tool).text[:TOOL_MAX_CHARS],  # the caller's tool name
             at_ms=at_ms,
         )
     )

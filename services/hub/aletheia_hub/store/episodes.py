@@ -4,16 +4,18 @@ bounded per project (age, count, bytes), a repeated request is one row, and text
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from sqlalchemy import and_, delete, func, or_, select, update
 from sqlmodel import Session
 
 from aletheia_hub.capture import CaptureLimits, cut_to_bytes, prompt_to_keep, request_hash
 from aletheia_hub.clock import now_ms
-from aletheia_hub.redact import redact
+from aletheia_hub.redact import redact, redact_name
 from aletheia_hub.store.models import Episode
 from aletheia_hub.store.tables import EPISODES
+
+TOOL_MAX_CHARS: Final = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +23,7 @@ class Recorded:
     id: int
     times: int  # how often this request was asked; 1 for a new row
     pruned: int  # older requests of the project deleted to keep within the limits
+    redacted: int = 0  # secrets taken out of the request and the caller's tool name
 
 
 def record_request(
@@ -32,15 +35,16 @@ def record_request(
     limits: CaptureLimits,
     at_ms: int | None = None,
 ) -> Recorded | None:
-    """Store one request: <private> text removed, then secrets redacted, then cut to the
-    prompt limit. The same text (whitespace aside) already in the project counts once more
-    instead. Then the project's oldest requests beyond the limits are deleted. None when
-    nothing is left outside <private> tags."""
+    """Store one request: <private> text removed, then secrets redacted (from the tool name
+    too), then cut to the prompt limit. The same text (whitespace aside) already in the
+    project counts once more instead. Then the project's oldest requests beyond the limits are
+    deleted. None when nothing is left outside <private> tags."""
     kept = prompt_to_keep(request)
     if not kept.strip():
         return None
     moment = now_ms() if at_ms is None else at_ms
-    text = cut_to_bytes(redact(kept).text, limits.prompt_bytes)
+    clean, clean_tool = redact(kept), redact_name(tool)
+    text = cut_to_bytes(clean.text, limits.prompt_bytes)
     digest = request_hash(text)
     repeat = _count_repeat(session=session, project=project, digest=digest, at_ms=moment)
     if repeat is not None:
@@ -48,7 +52,7 @@ def record_request(
     else:
         episode = Episode(
             project=project,
-            tool=tool,
+            tool=clean_tool.text[:TOOL_MAX_CHARS],
             request=text,
             created_at_ms=moment,
             request_hash=digest,
@@ -61,7 +65,8 @@ def record_request(
         assert episode.id is not None
         episode_id, times = episode.id, 1
     pruned = prune_requests(session=session, limits=limits, at_ms=moment, project=project)
-    return Recorded(id=episode_id, times=times, pruned=pruned)
+    redacted = clean.count + clean_tool.count
+    return Recorded(id=episode_id, times=times, pruned=pruned, redacted=redacted)
 
 
 def _count_repeat(

@@ -19,7 +19,7 @@ from sqlalchemy import Connection, insert, update
 from sqlmodel import Session
 
 from aletheia_hub.clock import now_ms
-from aletheia_hub.redact import Redacted, redact
+from aletheia_hub.redact import Redacted, redact, redact_name
 from aletheia_hub.store.entries import insert_entry
 from aletheia_hub.store.errors import StoreError
 from aletheia_hub.store.search import insert_memory
@@ -29,6 +29,7 @@ from aletheia_hub.store.tables import MEMORIES, MEMORY_FILES
 TITLE_FROM_TEXT_CHARS: Final = 100
 DEFAULT_IMPORTANCE: Final = 3
 REASON_MAX_CHARS: Final = 1000
+TOOL_MAX_CHARS: Final = 100
 NOTHING_OUTSIDE_PRIVATE: Final = "Nothing saved: all of the text is inside <private> tags."
 _NEW_FILE: Final = insert(MEMORY_FILES)
 
@@ -64,6 +65,7 @@ class CleanMemory:
 
     draft: MemoryDraft
     title: str
+    tool: str
     text: str
     files: tuple[str, ...]
     concepts: tuple[str, ...]
@@ -114,16 +116,19 @@ def clean_memory(draft: MemoryDraft) -> CleanMemory:
     reason = redact(draft.revision_reason) if draft.revision_reason else None
     if reason is not None and not reason.text.strip():
         reason = None
+    tool = redact_name(draft.tool)  # the caller's name for itself: a pasted secret goes too
     in_text_and_title = text.count + title.count if given_title else max(text.count, title.count)
     redacted = (
         in_text_and_title
         + sum(path.count for path in files)
         + sum(concept.count for concept in concepts)
         + (reason.count if reason else 0)
+        + tool.count
     )
     return CleanMemory(
         draft=draft,
         title=title.text,
+        tool=tool.text[:TOOL_MAX_CHARS],
         text=text.text,
         files=tuple(dict.fromkeys(path.text for path in files)),
         concepts=tuple(dict.fromkeys(concept.text for concept in concepts)),
@@ -165,7 +170,7 @@ def write_memory(session: Session, memory: CleanMemory) -> int:
                 "text": memory.text,
                 "type": draft.type,
                 "kind": draft.kind,
-                "tool": draft.tool,
+                "tool": memory.tool,
                 "pinned": draft.pinned,
                 "content_hash": stored_hash,
                 "session_id": draft.session_id,

@@ -11,12 +11,13 @@ from sqlalchemy import Table, select, update
 from sqlmodel import Session
 
 from aletheia_hub.clock import now_ms
-from aletheia_hub.redact import redact
+from aletheia_hub.redact import redact, redact_name
 from aletheia_hub.store.errors import StoreError
 from aletheia_hub.store.models import Rule
 from aletheia_hub.store.tables import FACTS, MEMORIES, RULES
 
 ALWAYS: Final = "always"
+SOURCE_MAX_CHARS: Final = 100
 RECHECK_AFTER_MS: Final = 90 * 24 * 60 * 60 * 1000
 
 
@@ -126,7 +127,7 @@ def add_rule(
         created_at_ms=moment,
         confirmed_at_ms=moment,
     )
-    return AddedRule(id=rule_id, created=True, redacted=rule.redacted)
+    return AddedRule(id=rule_id, created=True, redacted=rule.redacted + redact_name(source).count)
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,21 +151,24 @@ def clean_rule(
     scope_name: str | None,
     reach: Sequence[str] | None,
 ) -> CleanRule:
-    """A rule as the store keeps it: <private> spans out, secrets redacted, a blank situation
-    stored as "always". StoreError when the rule or its situation holds nothing outside
-    <private> tags (a situation made blank must not widen the rule to always)."""
+    """A rule as the store keeps it: <private> spans out, secrets redacted (from its scope's
+    name too), a blank situation stored as "always". StoreError when the rule, its situation
+    or its scope's name holds nothing outside <private> tags (a situation made blank must not
+    widen the rule to always)."""
     clean_then, clean_when = redact(then), redact(when if when and when.strip() else ALWAYS)
-    for name, clean in (("rule", clean_then), ("situation", clean_when)):
-        if not clean.text.strip():
+    clean_scope = redact(scope_name) if scope_name else None
+    for name, clean in (("rule", clean_then), ("situation", clean_when), ("scope", clean_scope)):
+        if clean is not None and not clean.text.strip():
             raise StoreError(f"Nothing saved: the {name} is all inside <private> tags.")
+    scope = clean_scope.text if clean_scope else None
     return CleanRule(
         when=clean_when.text,
         then=clean_then.text,
         scope_tier=scope_tier,
-        scope_name=scope_name,
+        scope_name=scope,
         reach=None if reach is None else tuple(dict.fromkeys(reach)),
-        content_hash=rule_hash(clean_when.text, clean_then.text, scope_tier, scope_name, reach),
-        redacted=clean_then.count + clean_when.count,
+        content_hash=rule_hash(clean_when.text, clean_then.text, scope_tier, scope, reach),
+        redacted=clean_then.count + clean_when.count + (clean_scope.count if clean_scope else 0),
     )
 
 
@@ -190,7 +194,7 @@ def write_rule(
             then_text=rule.then,
             scope_tier=rule.scope_tier,
             scope_name=rule.scope_name,
-            source=source,
+            source=redact_name(source).text[:SOURCE_MAX_CHARS],  # the caller's tool name
             content_hash=rule.content_hash,
             evidence_memory_ids=json.dumps(list(evidence_memory_ids)),
             evidence_fact_ids=json.dumps(list(evidence_fact_ids)),

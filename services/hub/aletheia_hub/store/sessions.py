@@ -8,6 +8,7 @@ from sqlalchemy import Connection, update
 from sqlmodel import Session
 
 from aletheia_hub.clock import now_ms
+from aletheia_hub.redact import redact_name
 from aletheia_hub.store import driver
 from aletheia_hub.store.models import McpSession
 from aletheia_hub.store.tables import MCP_SESSIONS
@@ -36,13 +37,15 @@ def create_session(
     token_id: str | None,
     tool_set: str,
 ) -> SessionInfo:
-    """Start a session with a new random id, at the tool set that opened it."""
+    """Start a session with a new random id, at the tool set that opened it. The caller's
+    names are kept redacted: a project name that holds a secret is then refused where a call
+    uses it (auth.resolve_project)."""
     row = McpSession(
         id=secrets.token_urlsafe(SESSION_ID_BYTES),
         protocol_version=protocol_version,
-        client_name=client_name,
-        tool=tool,
-        project=project,
+        client_name=None if client_name is None else redact_name(client_name).text[:200],
+        tool=redact_name(tool).text[:100],
+        project=redact_name(project).text[:200],
         token_id=token_id,
         tool_set=tool_set,
         created_at_ms=now_ms(),

@@ -10,13 +10,14 @@ from sqlalchemy import func, select, update
 from sqlmodel import Session
 
 from aletheia_hub.clock import now_ms
-from aletheia_hub.redact import redact, redact_json
+from aletheia_hub.redact import redact, redact_json, redact_name
 from aletheia_hub.store.entries import next_entry_id
 from aletheia_hub.store.errors import StoreError
 from aletheia_hub.store.models import WorkStateList
 from aletheia_hub.store.tables import WORK_STATE_LISTS
 
 NAME_MAX_CHARS: Final = 200
+TOOL_MAX_CHARS: Final = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +26,11 @@ class SavedList:
     name: str  # as stored: redacted
     count: int
     redacted: int
+
+
+def stored_tool(tool: str) -> str:
+    """The caller's tool name as a list keeps it: redacted and cut to 100 characters."""
+    return redact_name(tool).text[:TOOL_MAX_CHARS]
 
 
 def stored_name(name: str) -> str:
@@ -89,7 +95,7 @@ def put_list(
         session.execute(
             update(WORK_STATE_LISTS)
             .where(WORK_STATE_LISTS.c.id == existing.id)
-            .values(items_json=clean.items_json, tool=tool, updated_at_ms=at_ms)
+            .values(items_json=clean.items_json, tool=stored_tool(tool), updated_at_ms=at_ms)
         )
         return existing.id
     list_id = next_entry_id(session=session, kind="work_state", at_ms=at_ms)
@@ -99,7 +105,7 @@ def put_list(
             project=project,
             name=clean.name,
             items_json=clean.items_json,
-            tool=tool,
+            tool=stored_tool(tool),
             updated_at_ms=at_ms,
         )
     )
@@ -111,11 +117,12 @@ def write_list(
     *, session: Session, project: str, name: str, items: Sequence[Any], tool: str
 ) -> SavedList:
     """Replace the list's items (creating the list on first write); its id stays the same.
-    Secrets are redacted first (clean_list)."""
+    Secrets are redacted first (clean_list), from the caller's tool name too."""
     clean = clean_list(name, items)
     existing = find_list(session=session, project=project, name=clean.name)
     list_id = put_list(session, project, clean, tool=tool, at_ms=now_ms(), existing=existing)
-    return SavedList(id=list_id, name=clean.name, count=clean.count, redacted=clean.redacted)
+    redacted = clean.redacted + redact_name(tool).count
+    return SavedList(id=list_id, name=clean.name, count=clean.count, redacted=redacted)
 
 
 def read_list(*, session: Session, project: str, name: str) -> str | None:

@@ -14,6 +14,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from aletheia_hub import folder_context
 from aletheia_hub.clock import now_ms
+from aletheia_hub.redact import holds_secret
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.project_folders import ProjectFolder, note_folder
 
@@ -42,6 +43,8 @@ class KnownFolders:
         write the store refuses is logged and tried again on the next call; the call itself
         goes on, since the folder is only a hint for the console."""
         if len(project) > MAX_PROJECT_CHARS or len(folder.encode()) > MAX_FOLDER_BYTES:
+            return
+        if holds_secret(project):  # every call in it is refused: nothing to aim at
             return
         key, at_ms = (project, folder), self._clock()
         with self._lock:
