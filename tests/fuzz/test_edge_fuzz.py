@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -17,6 +18,8 @@ from fastapi import params
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import iter_route_contexts
 from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from aletheia_hub.app import create_app
 from aletheia_hub.settings import Settings
@@ -121,14 +124,14 @@ def hub(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 
 def _hub(kind: str, url: str, folder: Path, request: pytest.FixtureRequest) -> Iterator[Hub]:
     prefill_store(request.getfixturevalue("sqlite_template"), url)
-    settings = Settings(
+    hub_settings = Settings(
         database_url=url,
         data_dir=folder,
         cwd=folder,
         team_mode=kind == "team",
         rate_limit_per_minute=100_000,
     )
-    app = create_app(settings)
+    app = create_app(hub_settings)
     with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False) as http:
         db = app.state.db
         memory_id = seed(db)["shop"]
@@ -285,6 +288,32 @@ def test_hostile_text_in_any_parameter_of_any_route_gets_a_clean_answer(hub: Hub
                 assert_clean_answer(send(hub, endpoint, slot, value), what)
                 tried += 1
     assert tried > 300
+
+
+# Any text, lone surrogates and NULs included, with the hostile characters made likely.
+TEXTS: Final = st.text(
+    st.characters(exclude_categories=()) | st.sampled_from(["\x00", "\ud800", "\udfff", "\xff"]),
+    max_size=12,
+)
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,  # the same examples every run
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(data=st.data(), text=TEXTS)
+def test_any_text_in_any_parameter_of_any_route_gets_a_clean_answer(
+    hub: Hub, data: st.DataObject, text: str
+) -> None:
+    endpoint = data.draw(st.sampled_from([e for e in endpoints(hub.app) if e.slots()]))
+    slot = data.draw(st.sampled_from(endpoint.slots()))
+    if slot.where == "json":
+        value = json.dumps(text).encode()  # \ud800 and \u0000 as JSON escapes
+    else:
+        value = quote(text.encode("utf-8", "surrogatepass"), safe="").encode()
+    assert_clean_answer(send(hub, endpoint, slot, value), (endpoint.path, slot, text))
 
 
 def test_a_nul_in_a_console_form_is_refused_with_a_400_page_and_nothing_is_written(
