@@ -38,8 +38,10 @@ def test_only_a_local_hub_a_proxy_started_exits_when_idle(
     settings = Settings(hub_db=tmp_path / "hub.db", cwd=tmp_path, **overrides)  # type: ignore[arg-type]
     app = create_app(settings)
     try:
-        # Without `with`, the lifespan never runs: /healthz answers all the same.
-        body = TestClient(app, base_url="http://127.0.0.1").get("/healthz").json()
+        # Without `with`, the lifespan never runs: /healthz answers all the same. Asked from
+        # this machine, as `aletheia status` asks: a team hub tells others only its status.
+        local = TestClient(app, base_url="http://127.0.0.1", client=("127.0.0.1", 50000))
+        body = local.get("/healthz").json()
     finally:
         app.state.db.dispose()
     assert body["started_by"] == overrides["started_by"]
