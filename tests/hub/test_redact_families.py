@@ -158,6 +158,14 @@ def test_a_config_line_or_password_flag_is_redacted_wherever_it_stands_in_a_note
     assert redact(written.format(_made(12))) == Redacted(stored, 1)
 
 
+@pytest.mark.parametrize("password", ["MASTERAUTH", "BindPW", "requirepass"])
+def test_a_pgpass_password_that_reads_as_a_directive_is_still_the_password(password: str) -> None:
+    # The directive is a field of the line, not its start: the comment after it is no value.
+    written = f"db.internal:5432:shop:app:{password}  # prod"
+    stored = "db.internal:5432:shop:app:[REDACTED:pgpass-password]  # prod"
+    assert redact(written) == Redacted(stored, 1)
+
+
 def test_a_quoted_directive_value_goes_whole_spaces_and_all() -> None:
     written = "bindpw \"correct horse battery\" and requirepass 'two words'"
     stored = "bindpw \"[REDACTED:config-password]\" and requirepass '[REDACTED:config-password]'"

@@ -112,11 +112,11 @@ _LINE_END: Final = r"[`\"']?[ \t]*(?:#[^\r\n]*)?$"
 _VALUE_END: Final = r"(?=[\s`\"',;)]|[.:!?](?!\S)|$)"
 # A directive's value: in quotes, whatever they hold (`bindpw "two words"`); on the directive's
 # own line, anything up to the line's end; within a sentence, no plain lowercase word
-# (`requirepass is set`) nor a bracket (`bindpw (see...)`).
+# (`requirepass is set`), bracket (`bindpw (see...)`) nor comment mark (`... MASTERAUTH  # x`).
 _DIRECTIVE_VALUE: Final = (
     r"(?(quote)[^\r\n]{1,200}?(?=(?P=quote))"
     rf"|(?(own)[^\s`]+(?={_LINE_END})"
-    rf"|(?![a-z]+{_VALUE_END}|[(<\[{{$])[^\s`\"',;]+{_VALUE_END}))"
+    rf"|(?![a-z]+{_VALUE_END}|[(<\[{{$#])[^\s`\"',;]+{_VALUE_END}))"
 )
 _AWS_WORD: Final = r"(?<![A-Za-z])(?i:aws|amazon)(?![a-z])"
 _SECRET_WORD: Final = r"(?i:secret)"
@@ -208,7 +208,7 @@ AFTER_ASSIGNMENTS: Final[tuple[SecretPattern, ...]] = (
             # A directive opening its line (indented, in a code span) takes any value up to
             # the line's end or a `# comment`; within a sentence (`set bindpw X in nslcd.conf`)
             # a plain lowercase word after it is prose (`requirepass is set`).
-            rf"((?P<own>^[ \t]*`?)?(?<![\w.\-/$@\"']){_DIRECTIVE}[ \t]+(?P<quote>[\"'])?+)"
+            rf"((?P<own>^[ \t]*`?)?(?<![\w.\-/$@\"':]){_DIRECTIVE}[ \t]+(?P<quote>[\"'])?+)"
             rf"(?!\[REDACTED|(?i:{PLACEHOLDER}){_VALUE_END}){_DIRECTIVE_VALUE}",
             re.MULTILINE,
         ),
