@@ -27,6 +27,7 @@ LAYERS: Final = {
     "metrics": SHARED,
     "heap": SHARED,
     "private_files": SHARED,
+    "processes": SHARED,
     "store": 1,
     "auth": 2,
     "embed": 2,

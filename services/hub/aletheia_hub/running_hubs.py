@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Final, TypedDict
 
 from aletheia_hub import private_files
-from aletheia_hub.commands.hub_process import is_running, process_start
+from aletheia_hub.processes import is_running, process_start
 from aletheia_hub.settings import Settings
 from aletheia_shared import __version__
 from aletheia_shared.store import default_data_dir

@@ -3,7 +3,6 @@
 from pathlib import Path
 from typing import Final
 
-from aletheia_hub.commands.hub_process import end_process, holds_port, is_running
 from aletheia_hub.local_hubs import (
     describe,
     is_hub,
@@ -12,6 +11,7 @@ from aletheia_hub.local_hubs import (
     recorded_hubs,
     remove_record,
 )
+from aletheia_hub.processes import end_process, holds_port, is_running
 from aletheia_hub.running_hubs import live_entries, remove_entry_of
 from aletheia_shared import env
 

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from aletheia_hub.commands.hub_process import is_running
 from aletheia_hub.local_hubs import (
     RecordFile,
     is_hub,
@@ -15,6 +14,7 @@ from aletheia_hub.local_hubs import (
     recorded_hubs,
     remove_record,
 )
+from aletheia_hub.processes import is_running
 from aletheia_hub.running_hubs import EntryFile, live_entries
 from aletheia_shared.store import served_store
 

@@ -1,4 +1,6 @@
-"""A hub's process: whether it runs, whether it holds a port, and ending it within a deadline."""
+"""A process on this machine: whether it runs, when it started, whether it holds a port, and
+ending it within a deadline. Read by the runtime entries of running hubs and by the commands
+that list and stop them."""
 
 import os
 import signal
