@@ -1,14 +1,13 @@
-"""Alembic environment: runs on the connection the hub hands over in config attributes."""
+"""Alembic environment: runs on the connection the hub hands over in config attributes.
+
+Migrations are written by hand and each holds what it runs, so the environment loads none of
+the live store code (no table models: nothing here compares them with the schema)."""
 
 from alembic import context
-from sqlmodel import SQLModel
-
-from aletheia_hub.store import models  # noqa: F401  (registers the tables on the metadata)
 
 connection = context.config.attributes["connection"]
 context.configure(
     connection=connection,
-    target_metadata=SQLModel.metadata,
     render_as_batch=connection.dialect.name == "sqlite",
 )
 with context.begin_transaction():

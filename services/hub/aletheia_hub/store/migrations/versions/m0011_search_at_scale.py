@@ -11,19 +11,25 @@ with PostgreSQL (contrib) and any role that may create objects in the database m
 where it cannot be added the index stays as it was, and search is the same, only slower at
 that size.
 
+The extension is made as store/extensions.py made it when this migration was written; the
+migration holds its own copy of that code, so a later change to it leaves this one alone.
+
 Revision ID: 0011
 Revises: 0010
 """
 
-from alembic import op
-from sqlalchemy import Connection
+import logging
 
-from aletheia_hub.store.extensions import add_extension, has_extension
+from alembic import op
+from sqlalchemy import Connection, text
+from sqlalchemy.exc import DBAPIError
 
 revision = "0011"
 down_revision = "0010"
 branch_labels = None
 depends_on = None
+
+logger = logging.getLogger(__name__)
 
 
 def upgrade() -> None:
@@ -48,3 +54,26 @@ def _btree_gin(connection: Connection) -> bool:
     if not has_extension(connection, "btree_gin"):
         add_extension(connection, "btree_gin")
     return has_extension(connection, "btree_gin")
+
+
+def add_extension(connection: Connection, name: str) -> None:
+    """CREATE EXTENSION when this role may; a refusal (not installed, not allowed, or made by
+    another hub meanwhile) is logged and leaves the transaction usable. It goes to schema
+    public when there is one: a store's own schema may be dropped with CASCADE, which would
+    take with it every other schema's objects that use the extension."""
+    public = connection.execute(text("SELECT 1 FROM pg_namespace WHERE nspname = 'public'"))
+    statement = f'CREATE EXTENSION IF NOT EXISTS "{name}"' + (
+        " SCHEMA public" if public.first() else ""
+    )
+    try:
+        with connection.begin_nested():
+            connection.execute(text(statement))
+    except DBAPIError as error:
+        logger.info("extension %s cannot be created here: %s", name, str(error.orig).strip())
+
+
+def has_extension(connection: Connection, name: str) -> bool:
+    found = connection.execute(
+        text("SELECT 1 FROM pg_extension WHERE extname = :name"), {"name": name}
+    )
+    return found.first() is not None
