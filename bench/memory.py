@@ -43,8 +43,9 @@ from typing import Any, Final
 
 import httpx
 from hubs import running_hub
-from retrieval import HEADERS, connect, embedded, prepared_store, print_command, rpc
+from retrieval import prepared_store, print_command
 from retrieval_data import BASE_SIZE, build_corpus
+from retrieval_shared import HEADERS, connect, embedded, rpc
 
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.vectors import count_pending

@@ -53,9 +53,23 @@ from typing import Any, Final
 from unittest.mock import patch
 
 import httpx
+import retrieval_chat
 from alembic.script import ScriptDirectory
 from hubs import read_postings, running_hub, wait_for_postings
 from retrieval_data import BASE_SIZE, KINDS, Corpus, Question, build_corpus
+from retrieval_shared import (
+    CHAT_SOURCES,
+    DEPTH,
+    HEADERS,
+    INDEX_LINE,
+    PROJECT,
+    WARMUP,
+    Score,
+    connect,
+    embedded,
+    mean,
+    score,
+)
 
 from aletheia_hub.embed.service import SemanticSearch
 from aletheia_hub.store import memories as memory_store
@@ -64,33 +78,17 @@ from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import MIGRATIONS_DIR, upgrade_to_head
 from aletheia_hub.store.search import SearchQuery
 from aletheia_hub.store.search.hybrid import hybrid_search
-from aletheia_hub.store.vectors import count_pending
 
 BIN: Final = Path(sys.executable).parent
 GENERATOR: Final = Path(__file__).with_name("retrieval_data")
-# The conversational set's generator: its own store, so it leaves these stores' names alone.
-CHAT_SOURCES: Final = ("conversations.py", "lives.py", "smalltalk.py")
 SETS: Final = ("coding", "conversations")
-PROJECT: Final = "retrieval-bench"
 MODES: Final = ("keyword", "vector", "hybrid")
 VIAS: Final = ("store", "http")
-DEPTH: Final = 10  # results asked per search; MRR counts ranks up to here
 BATCH: Final = 5_000  # memories per write transaction while building
-WARMUP: Final = 10
 LOADING_WAIT_S: Final = 120.0  # how long a hub may take to load its embedding model
-HEADERS: Final = {"Accept": "application/json, text/event-stream", "X-Aletheia-Project": PROJECT}
-INDEX_LINE: Final = re.compile(r"^#(\d+) ", re.MULTILINE)
 FALLBACK: Final = re.compile(r"^\(keyword-only: .*\)$", re.MULTILINE)
 
 Search = Callable[[str], list[int]]
-
-
-@dataclass(frozen=True, slots=True)
-class Score:
-    hit1: float
-    hit5: float
-    recall5: float
-    rr: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,17 +100,6 @@ class Row:
     scores: list[Score]
     timings: list[float]
     note: str = ""
-
-
-def score(found: list[int], gold: set[int]) -> Score:
-    rank = next((n for n, item in enumerate(found, 1) if item in gold), None)
-    top5 = gold.intersection(found[:5])
-    return Score(
-        float(bool(found) and found[0] in gold),
-        float(bool(top5)),
-        len(top5) / len(gold),
-        1 / rank if rank else 0.0,
-    )
 
 
 # Building and caching stores
@@ -183,22 +170,6 @@ def prepared_store(folder: Path, size: int, seed: int) -> tuple[Path, list[int]]
 # Searching through the store and over HTTP
 
 
-def embedded(db: Database) -> SemanticSearch | str:
-    """The store with a vector for every memory (made once, kept in the cached store), and the
-    model loaded; or why meaning-based search is not available here."""
-    semantic = SemanticSearch(db, enabled=True, threads=os.cpu_count() or 1)
-    if not semantic.load():
-        return semantic.problem or "the embedding model did not load"
-    with db.read_session() as session:
-        total = count_pending(session=session, model=semantic.model_name or "")
-    if total:
-        start = time.perf_counter()
-        done = semantic.embed_pending()
-        seconds = time.perf_counter() - start
-        print(f"  embedded {done} memories and facts in {seconds:.0f} s ({done / seconds:.0f}/s)")
-    return semantic
-
-
 def store_search(
     db: Database, semantic: SemanticSearch | str, mode: str, probe: str
 ) -> Search | str:
@@ -218,29 +189,6 @@ def store_search(
     except Exception as error:  # whatever a mode that cannot serve raises: report it, go on
         return f"{type(error).__name__}: {error}"
     return run
-
-
-def rpc(method: str, request_id: int | None = None, **params: Any) -> dict[str, Any]:
-    message = {"jsonrpc": "2.0", "method": method, "params": params}
-    return message if request_id is None else message | {"id": request_id}
-
-
-def connect(client: httpx.Client, url: str) -> Callable[[dict[str, Any]], tuple[bool, str]]:
-    """Initialize an MCP session; returns a function that calls search: (ok, text)."""
-    hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench"}}
-    answer = client.post(url, json=rpc("initialize", 1, **hello))
-    client.headers["Mcp-Session-Id"] = answer.headers["Mcp-Session-Id"]
-    client.post(url, json=rpc("notifications/initialized"))
-
-    def call(arguments: dict[str, Any]) -> tuple[bool, str]:
-        reply = client.post(url, json=rpc("tools/call", 2, name="search", arguments=arguments))
-        message = reply.json()
-        if "error" in message:
-            return False, str(message["error"].get("message"))
-        text = "".join(part.get("text", "") for part in message["result"]["content"])
-        return not message["result"]["isError"], text
-
-    return call
 
 
 def http_search(
@@ -343,10 +291,6 @@ def evaluate(
                 found = found if mode == "keyword" else unless_keyword(found, keyword, probes)
                 rows += labelled(measure(found, questions, ids), size, via, mode)
     return rows
-
-
-def mean(values: list[float]) -> float:
-    return sum(values) / len(values)
 
 
 def table_line(row: Row) -> str:
@@ -460,8 +404,6 @@ def main() -> None:
     if "coding" in args.sets:
         coding(args)
     if "conversations" in args.sets:
-        import retrieval_chat  # it imports this module's helpers
-
         with contextlib.ExitStack() as stack:
             folder = args.cache_dir or Path(stack.enter_context(tempfile.TemporaryDirectory()))
             folder.mkdir(parents=True, exist_ok=True)

@@ -24,7 +24,13 @@ from unittest.mock import patch
 import httpx
 from alembic.script import ScriptDirectory
 from hubs import running_hub
-from retrieval import (
+from retrieval_data.conversations import (
+    CATEGORIES,
+    ChatQuestion,
+    Conversations,
+    build_conversations,
+)
+from retrieval_shared import (
     CHAT_SOURCES,
     DEPTH,
     HEADERS,
@@ -35,12 +41,6 @@ from retrieval import (
     embedded,
     mean,
     score,
-)
-from retrieval_data.conversations import (
-    CATEGORIES,
-    ChatQuestion,
-    Conversations,
-    build_conversations,
 )
 
 from aletheia_hub.embed.service import SemanticSearch
