@@ -3,6 +3,7 @@
 from typing import Any
 
 import pytest
+import sqlalchemy
 from fastapi.testclient import TestClient
 
 from tests.helpers import McpHttpClient
@@ -139,4 +140,11 @@ def test_write_the_database_refuses_leaves_no_orphan_entry(
 def test_long_client_name_does_not_break_initialize(http: TestClient) -> None:
     client = McpHttpClient(http, project="shop")
     client.initialize(client_name="n" * 300)
-    assert client.session_id
+    # The session is stored (name cut to its column, and to the tool column where the name
+    # stands for the tool) and serves the calls after it.
+    assert client.text("save_memory", {"text": "Use pnpm"}) == "Saved as #1 in shop."
+    with http.app.state.db.read_session() as session:  # type: ignore[attr-defined]
+        stored = session.execute(
+            sqlalchemy.text("SELECT id, client_name, tool FROM mcp_sessions")
+        ).one()
+    assert tuple(stored) == (client.session_id, "n" * 200, "n" * 100)

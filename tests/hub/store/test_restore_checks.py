@@ -22,6 +22,17 @@ from tests.hub.store.test_migrations_keep_rows import REVISIONS, fill, read_all,
 
 # For tests of SQLite backups: the seeded store (store_url, through `mcp`) on SQLite alone.
 SQLITE_ONLY = pytest.mark.parametrize("store_url", ["sqlite"], indirect=True)
+# The backups a test edits: a native SQLite backup (an SQLite file), and a logical backup of
+# either store.
+EDITABLE_BACKUPS = pytest.mark.parametrize(
+    ("store_url", "backup_format"),
+    [
+        ("sqlite", "native"),
+        ("sqlite", "json"),
+        pytest.param("postgres", "json", marks=pytest.mark.postgres),
+    ],
+    indirect=["store_url"],
+)
 
 
 @pytest.fixture
@@ -169,56 +180,38 @@ def edit_logical_backup(file: Path, revision: str | None, drop_store_id: bool) -
 UNKNOWN_REVISION_MESSAGE = "schema revision 9999, which this version of Aletheia does not know"
 
 
-@SQLITE_ONLY
-def test_an_sqlite_backup_of_a_schema_revision_this_version_does_not_know_is_refused(
+@EDITABLE_BACKUPS
+def test_a_backup_of_a_schema_revision_this_version_does_not_know_is_refused(
     mcp: McpHttpClient,
     store_url: str,
     empty_target: str,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
+    backup_format: str,
 ) -> None:
-    file = make_backup(mcp, store_url, tmp_path, "native")
-    edit_sqlite_backup(file, "UPDATE alembic_version SET version_num = '9999'")
+    file = make_backup(mcp, store_url, tmp_path, backup_format)
+    if backup_format == "native":
+        edit_sqlite_backup(file, "UPDATE alembic_version SET version_num = '9999'")
+    else:
+        edit_logical_backup(file, "9999", drop_store_id=False)
     assert UNKNOWN_REVISION_MESSAGE in refused(empty_target, file, capsys)
     assert_untouched(empty_target, tmp_path)
 
 
-def test_a_logical_backup_of_a_schema_revision_this_version_does_not_know_is_refused(
+@EDITABLE_BACKUPS
+def test_a_backup_without_a_store_id_is_refused(
     mcp: McpHttpClient,
     store_url: str,
     empty_target: str,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
+    backup_format: str,
 ) -> None:
-    file = make_backup(mcp, store_url, tmp_path, "json")
-    edit_logical_backup(file, "9999", drop_store_id=False)
-    assert UNKNOWN_REVISION_MESSAGE in refused(empty_target, file, capsys)
-    assert_untouched(empty_target, tmp_path)
-
-
-@SQLITE_ONLY
-def test_an_sqlite_backup_without_a_store_id_is_refused(
-    mcp: McpHttpClient,
-    store_url: str,
-    empty_target: str,
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    file = make_backup(mcp, store_url, tmp_path, "native")
-    edit_sqlite_backup(file, "DELETE FROM store_meta WHERE key = 'store_id'")
-    assert "holds no store id" in refused(empty_target, file, capsys)
-    assert_untouched(empty_target, tmp_path)
-
-
-def test_a_logical_backup_without_a_store_id_is_refused(
-    mcp: McpHttpClient,
-    store_url: str,
-    empty_target: str,
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    file = make_backup(mcp, store_url, tmp_path, "json")
-    edit_logical_backup(file, None, drop_store_id=True)
+    file = make_backup(mcp, store_url, tmp_path, backup_format)
+    if backup_format == "native":
+        edit_sqlite_backup(file, "DELETE FROM store_meta WHERE key = 'store_id'")
+    else:
+        edit_logical_backup(file, None, drop_store_id=True)
     assert "holds no store id" in refused(empty_target, file, capsys)
     assert_untouched(empty_target, tmp_path)
 
