@@ -134,6 +134,8 @@ def _hub(kind: str, url: str, folder: Path, request: pytest.FixtureRequest) -> I
     )
     app = create_app(hub_settings)
     with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False) as http:
+        # The console's routes join the app's with its first request: ask for a page first.
+        assert http.get("/sign-in").status_code == 200
         db = app.state.db
         memory_id = seed(db)["shop"]
         with db.write_session() as session:

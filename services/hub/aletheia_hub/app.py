@@ -3,6 +3,7 @@
 import gc
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Final
 
 from fastapi import Depends, FastAPI
@@ -11,12 +12,11 @@ from starlette.concurrency import run_in_threadpool
 
 from aletheia_hub.embed.choice import embedder_choice
 from aletheia_hub.embed.service import SemanticSearch
-from aletheia_hub.hosts.rules_preview import HostRuleFiles
 from aletheia_hub.http import console, health, mcp_endpoint, memories_api, metrics, requests_api
 from aletheia_hub.http.activity import Activity, ActivityMiddleware
 from aletheia_hub.http.auth import AuthenticationError, authentication_error_handler
-from aletheia_hub.http.console.sign_in import THROTTLE_STATE
-from aletheia_hub.http.console.sign_in_throttle import SignInThrottle
+from aletheia_hub.http.console.sign_in_throttle import THROTTLE_STATE, SignInThrottle
+from aletheia_hub.http.console.tool_files import ToolFiles
 from aletheia_hub.http.errors import store_unavailable_handler
 from aletheia_hub.http.guard import OriginHostGuard, is_loopback_bind
 from aletheia_hub.http.text_guard import refuse_unstorable_text
@@ -106,7 +106,7 @@ def create_app(settings: Settings, tool_sets: Sequence[ToolSet] = TOOL_SETS) -> 
     app.include_router(memories_api.router)
     # The web console at /; only the main server writes rules into project folders (the user
     # chooses one: the hub's own working directory is no project of theirs).
-    console.install(app, None if settings.team_mode else HostRuleFiles)
+    console.install(app, None if settings.team_mode else _host_rule_files)
     # Inside the guard: a refused request is no use of the hub.
     app.add_middleware(ActivityMiddleware, activity=activity)
     app.add_middleware(
@@ -121,6 +121,13 @@ def create_app(settings: Settings, tool_sets: Sequence[ToolSet] = TOOL_SETS) -> 
 def _start_postings(db: Database) -> None:
     with db.read_session() as session:
         postings_registry.start(session)
+
+
+def _host_rule_files(cwd: Path, project: str | None) -> ToolFiles:
+    """The hosts' rule files under a folder; host code loads when the console first shows them."""
+    from aletheia_hub.hosts.rules_preview import HostRuleFiles
+
+    return HostRuleFiles(cwd, project)
 
 
 def _read_store_id(db: Database) -> str:

@@ -8,6 +8,7 @@ from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from aletheia_hub.http.console import viewer as viewers
+from aletheia_hub.http.console.exceptions import ConsoleError
 from aletheia_hub.http.console.render import page, see_other
 from aletheia_hub.http.console.security import NEW_COOKIE_STATE
 from aletheia_hub.http.console.viewer import Viewer
@@ -17,7 +18,7 @@ from aletheia_hub.store.db import Database
 SIGN_IN_PATH: Final = "/sign-in"
 
 
-class Refused(Exception):
+class Refused(ConsoleError):
     """A console request answered with an error page: status and a sentence."""
 
     def __init__(self, status: int, message: str) -> None:
@@ -26,7 +27,7 @@ class Refused(Exception):
         self.message = message
 
 
-class SignInRequired(Exception):
+class SignInRequired(ConsoleError):
     """No live browser session where one is needed."""
 
 

@@ -2,8 +2,6 @@
 nothing this viewer may see; each with the navigation, for whoever is signed in. The JSON
 routes (/mcp, /api, probes, /metrics) keep their JSON errors."""
 
-from typing import Final
-
 from fastapi import Request
 from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
@@ -13,16 +11,10 @@ from starlette.exceptions import HTTPException
 
 from aletheia_hub.http.console import viewer as viewers
 from aletheia_hub.http.console.access import Refused
+from aletheia_hub.http.console.paths import is_console_path
 from aletheia_hub.http.console.render import page
 from aletheia_hub.http.console.viewer import Viewer
 from aletheia_hub.http.errors import validation_error_handler
-
-# First path segments that are no console page: their errors stay JSON (or plain).
-NOT_CONSOLE: Final = frozenset({"mcp", "api", "healthz", "readyz", "metrics", "static"})
-
-
-def is_console_path(path: str) -> bool:
-    return path.lstrip("/").split("/", 1)[0] not in NOT_CONSOLE
 
 
 async def refused_handler(request: Request, error: Exception) -> Response:

@@ -3,7 +3,7 @@ sign out. The sign-in form is protected by a double-submit CSRF cookie; failed s
 one address slow down (sign_in_throttle.py)."""
 
 import secrets
-from typing import Annotated, Final
+from typing import Annotated
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import Response
@@ -12,13 +12,12 @@ from aletheia_hub import auth
 from aletheia_hub.http.console import viewer as viewers
 from aletheia_hub.http.console.access import Refused, ViewerDep, check_form
 from aletheia_hub.http.console.render import page, see_other
-from aletheia_hub.http.console.sign_in_throttle import SignInThrottle
+from aletheia_hub.http.console.sign_in_throttle import THROTTLE_STATE, SignInThrottle
 from aletheia_hub.settings import Settings
 from aletheia_hub.store import browser_sessions, tokens
 from aletheia_hub.store.db import Database
 
 router = APIRouter()
-THROTTLE_STATE: Final = "sign_in_throttle"  # the app's SignInThrottle, built by create_app
 
 
 @router.get("/sign-in")

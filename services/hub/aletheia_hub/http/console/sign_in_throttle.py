@@ -13,6 +13,7 @@ FREE_FAILURES: Final = 5  # failures in the window before attempts must wait
 WINDOW_SECONDS: Final = 15 * 60.0  # failures older than this are forgotten
 LONGEST_WAIT_SECONDS: Final = 60.0
 MAX_CLIENTS: Final = 10_000  # addresses remembered at once; the oldest go first
+THROTTLE_STATE: Final = "sign_in_throttle"  # the app's SignInThrottle, built by create_app
 
 
 @dataclass(slots=True)
