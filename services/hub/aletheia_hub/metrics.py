@@ -1,7 +1,7 @@
 """The hub's counters and latency histograms, rendered in the Prometheus text format, and the
 latest latencies of each series, which the console measures percentiles from.
 
-Transport-free and thread-safe: the dispatcher and the HTTP edge record, /metrics renders.
+Transport-free and thread-safe: the call pipeline (mcp/pipeline.py) records, /metrics renders.
 One registry per app (no global state), so each test sees only its own calls.
 """
 

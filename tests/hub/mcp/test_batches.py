@@ -7,9 +7,12 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import select
 
 from aletheia_hub.app import create_app
+from aletheia_hub.metrics import REQUESTS, Metrics
 from aletheia_hub.settings import Settings
+from aletheia_hub.store.tables import AUDIT_LOG
 from aletheia_shared import headers, jsonrpc
 from tests.helpers import McpHttpClient
 from tests.hub.raw import count_rows, open_session, post_json
@@ -36,6 +39,14 @@ def app_with(settings: Settings) -> Iterator[Any]:
     yield start
     for http in clients:
         http.__exit__(None, None, None)
+
+
+def audit_results(http: TestClient) -> list[tuple[str, str]]:
+    with http.app.state.db.read_session() as session:  # type: ignore[attr-defined]
+        rows = session.execute(
+            select(AUDIT_LOG.c.tool, AUDIT_LOG.c.result).order_by(AUDIT_LOG.c.id)
+        ).all()
+    return [(str(tool), str(result)) for tool, result in rows]
 
 
 def rpc(mcp: McpHttpClient, payload: Any) -> Any:
@@ -157,6 +168,20 @@ def test_replies_past_the_reply_cap_are_left_out_and_later_requests_do_not_run(
     assert "Not run" in replies[3]["error"]["message"]
     assert len(json.dumps(replies, ensure_ascii=False).encode()) < 4096 + 1500
     assert count_rows(mcp.http, "memories") == 1
+    # The third ran (its reply was left out) and is audited and measured as it went; the
+    # fourth never ran: its audit row says "error" and the metrics never saw it.
+    assert audit_results(mcp.http) == [
+        ("save_memory", "ok"),
+        ("get_observations", "ok"),
+        ("get_observations", "ok"),
+        ("get_observations", "ok"),
+        ("save_memory", "error"),
+    ]
+    recorder: Metrics = mcp.http.app.state.metrics  # type: ignore[attr-defined]
+    requests = recorder.counter(REQUESTS)
+    assert requests[(("method", "tools/call"), ("tool", "get_observations"))] == 3
+    assert requests[(("method", "tools/call"), ("tool", "save_memory"))] == 1
+    assert (("method", "ping"), ("tool", "")) not in requests
 
 
 def test_a_single_result_over_the_reply_cap_becomes_an_error_with_its_id(

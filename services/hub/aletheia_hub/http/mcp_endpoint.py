@@ -5,7 +5,7 @@ Knows HTTP, not storage.
 
 import json
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Final
 
 from fastapi import APIRouter, Request, Response
@@ -21,15 +21,16 @@ from mcp_types import (
 from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
 
-from aletheia_hub import metrics
 from aletheia_hub.auth import Principal
 from aletheia_hub.http.auth import authenticate
 from aletheia_hub.http.console import known_folders
 from aletheia_hub.http.console.known_folders import KnownFolders
-from aletheia_hub.mcp.batch import Body, Limits, answer, encode_json, read_body
+from aletheia_hub.mcp.batch import Body, encode_json, read_body
+from aletheia_hub.mcp.budget import RateLimited
 from aletheia_hub.mcp.call_state import CallState
 from aletheia_hub.mcp.dispatch import Dispatcher
 from aletheia_hub.mcp.eras import RoutingHeaders
+from aletheia_hub.mcp.pipeline import CallPipeline
 from aletheia_hub.ratelimit import TokenRateLimiter
 from aletheia_hub.settings import Settings
 from aletheia_shared import headers, jsonrpc
@@ -64,9 +65,11 @@ STATELESS_ERROR_STATUS: Final = {
 
 
 def tool_set_router(dispatcher: Dispatcher) -> APIRouter:
-    """POST, DELETE and GET at the dispatcher's tool set path, all answered by that dispatcher."""
+    """POST, DELETE and GET at the dispatcher's tool set path, all answered by that dispatcher;
+    every request of a POST goes through its call pipeline."""
     router = APIRouter()
     path = dispatcher.tool_set.path
+    pipeline = CallPipeline(dispatcher)
 
     async def post_mcp(request: Request) -> Response:
         settings: Settings = request.app.state.settings
@@ -84,12 +87,10 @@ def tool_set_router(dispatcher: Dispatcher) -> APIRouter:
             if isinstance(post, Response):
                 return post
             if post.body.is_quick(dispatcher):
-                return await _answer_on_loop(request, post, settings, dispatcher)
-            return await run_in_threadpool(
-                _serve_post, request, post, settings, dispatcher, limiter
-            )
+                return await _answer_on_loop(request, post, settings, pipeline)
+            return await run_in_threadpool(_serve_post, request, post, settings, pipeline, limiter)
         # Everything after the body is blocking work (store, Redis): one hop to the thread pool.
-        return await run_in_threadpool(_answer_post, request, body, settings, dispatcher, limiter)
+        return await run_in_threadpool(_answer_post, request, body, settings, pipeline, limiter)
 
     async def delete_mcp(request: Request) -> Response:
         principal = await run_in_threadpool(
@@ -155,40 +156,40 @@ def _may_answer_on_loop(raw: bytes | None, settings: Settings, dispatcher: Dispa
 
 
 async def _answer_on_loop(
-    request: Request, post: _Post, settings: Settings, dispatcher: Dispatcher
+    request: Request, post: _Post, settings: Settings, pipeline: CallPipeline
 ) -> Response:
     """Serve a quick POST here, without a worker thread's round trip. Its audit rows are
     committed as soon as the reply is written, before this event loop turns to anything else;
     when another write holds the store, in a worker thread that waits for it, while the loop
     serves on."""
     state = post.state
-    state.unwritten_audit = []
+    pipeline.keep_audit(state)
     try:
-        response = _serve_post(request, post, settings, dispatcher, None)
+        response = _serve_post(request, post, settings, pipeline, None)
     except BaseException:
-        await _commit_audit(dispatcher, state)
+        await _commit_audit(pipeline, state)
         raise
-    if state.unwritten_audit:
-        response.background = BackgroundTask(_commit_audit, dispatcher, state)
+    if pipeline.kept_audit(state):
+        response.background = BackgroundTask(_commit_audit, pipeline, state)
     return response
 
 
-async def _commit_audit(dispatcher: Dispatcher, state: CallState) -> None:
-    if not dispatcher.commit_audit(state, wait=False):
-        await run_in_threadpool(dispatcher.commit_audit, state)
+async def _commit_audit(pipeline: CallPipeline, state: CallState) -> None:
+    if not pipeline.commit_audit(state, wait=False):
+        await run_in_threadpool(pipeline.commit_audit, state)
 
 
 def _answer_post(
     request: Request,
     raw: bytes | None,
     settings: Settings,
-    dispatcher: Dispatcher,
+    pipeline: CallPipeline,
     limiter: TokenRateLimiter | None,
 ) -> Response:
     post = _open_post(request, raw, settings)
     if isinstance(post, Response):
         return post
-    return _serve_post(request, post, settings, dispatcher, limiter)
+    return _serve_post(request, post, settings, pipeline, limiter)
 
 
 def _open_post(request: Request, raw: bytes | None, settings: Settings) -> _Post | Response:
@@ -223,21 +224,25 @@ def _serve_post(
     request: Request,
     post: _Post,
     settings: Settings,
-    dispatcher: Dispatcher,
+    pipeline: CallPipeline,
     limiter: TokenRateLimiter | None,
 ) -> Response:
     """The Response to a checked POST: rate limit, session, then every message's reply."""
     body, state = post.body, post.state
-    limits = _admit(post.payload, body, state, settings, dispatcher, limiter)
-    if isinstance(limits, Response):
-        return limits
+    budget = pipeline.admit(body, state, settings, limiter)
+    if isinstance(budget, RateLimited):
+        return json_reply(
+            429,
+            budget.replies(post.payload),
+            {"Retry-After": str(budget.retry_after_seconds)},
+        )
     if post.stateless:
-        return _stateless_reply(answer(dispatcher, body, state, limits, post.routing))
+        return _stateless_reply(pipeline.answer(body, state, budget, post.routing))
     if body.needs_session:
-        refusal = _attach_session(request, dispatcher, state)
+        refusal = _attach_session(request, pipeline.dispatcher, state)
         if refusal is not None:
             return refusal
-    replies = answer(dispatcher, body, state, limits)
+    replies = pipeline.answer(body, state, budget)
     extra = (
         {headers.SESSION_ID: state.session.id} if state.created_session and state.session else None
     )
@@ -326,61 +331,6 @@ def _read_payload(raw: bytes | None, settings: Settings) -> Any:
             "Send fewer at once.",
         )
     return payload
-
-
-def _admit(
-    payload: Any,
-    body: Body,
-    state: CallState,
-    settings: Settings,
-    dispatcher: Dispatcher,
-    limiter: TokenRateLimiter | None,
-) -> Limits | Response:
-    """What this body may run under the token's rate limit, or the 429 when nothing fits.
-
-    Every tools/call costs one request of the budget; a body without any costs one.
-    """
-    limits = Limits(
-        granted_tool_calls=len(body.tool_calls),
-        rate_limit_message="",
-        max_reply_bytes=settings.max_reply_bytes,
-    )
-    if limiter is None or state.principal.token_id is None:
-        return limits
-    cost = max(1, len(body.tool_calls))
-    grant = limiter.take(state.principal.token_id, cost)
-    if grant.granted == cost:
-        return limits
-    dispatcher.metrics.count(metrics.RATE_LIMITED, cost - grant.granted)
-    message = _rate_limit_message(settings, grant.retry_after_seconds)
-    if grant.granted == 0:
-        dispatcher.audit_refused(body.tool_calls, state, "rate-limited")
-        return json_reply(
-            429,
-            _rate_limited_payload(payload, message),
-            {"Retry-After": str(grant.retry_after_seconds)},
-        )
-    return replace(limits, granted_tool_calls=grant.granted, rate_limit_message=message)
-
-
-def _rate_limit_message(settings: Settings, wait: int) -> str:
-    return (
-        f"Rate limit reached for this token ({settings.rate_limit_per_minute} requests per "
-        f"{settings.rate_limit_window_seconds} s; each tools/call counts); retry after {wait} s."
-    )
-
-
-def _rate_limited_payload(payload: Any, message: str) -> Any:
-    """A batch gets one error per request, with its id; anything else one error."""
-    if isinstance(payload, list):
-        errors = [
-            jsonrpc.error_response(request_id, jsonrpc.RATE_LIMITED, message)
-            for request_id in jsonrpc.request_ids(payload)
-        ]
-        if errors:
-            return errors
-    request_id = payload.get("id") if isinstance(payload, dict) else None
-    return jsonrpc.error_response(jsonrpc.reply_id(request_id), jsonrpc.RATE_LIMITED, message)
 
 
 async def _end_session(request: Request, dispatcher: Dispatcher, principal: Principal) -> Response:

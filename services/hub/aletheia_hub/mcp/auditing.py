@@ -1,16 +1,15 @@
 """Audit rows for tools/call: the tool, its canonical operation, the project and the outcome;
-never the arguments. Every call leaves one, a token's or the local user's (token_id NULL,
-shown as "local"), committed before its reply is sent; a quick call answered on the event
-loop commits its row right after (http/mcp_endpoint.py)."""
+never the arguments. The call pipeline (mcp/pipeline.py) starts one CallAudit per tools/call,
+and the row is written once: with the call's work when it writes, else on its own when the
+call ends, committed before its reply is sent; a quick call answered on the event loop keeps
+its row for write_rows, committed right after the reply (http/mcp_endpoint.py)."""
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from sqlmodel import Session
 
 from aletheia_hub.clock import now_ms
-from aletheia_hub.mcp.call_state import CallState
-from aletheia_hub.mcp.envelope import Call
 from aletheia_hub.mcp.toolsets import ToolSet
 from aletheia_hub.redact import redact, redact_name
 from aletheia_hub.store import driver
@@ -18,27 +17,79 @@ from aletheia_hub.store.audit import CallRow, Outcome, record_call
 from aletheia_hub.store.db import Database, StoreBusy
 
 
-def audit_call(
-    db: Database,
-    tool_set: ToolSet,
-    state: CallState,
-    tool_name: Any,
-    arguments: Any,
-    outcome: Outcome,
-) -> None:
-    """One audit row for a tools/call, in a write transaction of its own; or, for a POST
-    answered on the event loop (state.unwritten_audit), kept for write_rows."""
-    row = _row(tool_set, state, tool_name, arguments, outcome)
-    if state.unwritten_audit is not None:
-        state.unwritten_audit.append(row)
-        return
-    with db.driver_write(one_statement=True) as connection:
-        record_call(connection=connection, row=row)
+class CallAudit:
+    """The audit row of one tools/call, from its start to the one write of it.
+
+    `outcome` is "error" until the tool says otherwise. A write tool puts the row into its
+    own transaction (write_in); the row then commits with the work, and end() leaves it be
+    when the call ended "ok". Any other call's row is written by end().
+    """
+
+    def __init__(
+        self,
+        *,
+        db: Database,
+        tool_set: ToolSet,
+        token_id: str | None,
+        project: str,
+        tool_name: Any,
+        arguments: Any,
+        kept: list[CallRow] | None,
+    ) -> None:
+        self.outcome: Outcome = "error"
+        self._db = db
+        self._tool_set = tool_set
+        self._token_id = token_id
+        self._project = project
+        self._tool_name = tool_name
+        self._arguments = arguments
+        self._kept = kept
+        self._in_work = False
+        self._ended = False
+
+    def write_in(self, session: Session) -> None:
+        """Put the row, as "ok", into the caller's write transaction: it commits with the
+        work, or rolls back with it (and end() then writes the call's row on its own)."""
+        record_call(connection=driver.of(session.connection()), row=self._row("ok"))
+        self._in_work = True
+
+    def end(self, outcome: Outcome | None = None) -> None:
+        """Write the row, with `outcome` or the one the call reached, unless its work
+        committed it already; a second end() writes nothing."""
+        if self._ended:
+            return
+        self._ended = True
+        if outcome is not None:
+            self.outcome = outcome
+        if self._in_work and self.outcome == "ok":
+            return
+        row = self._row(self.outcome)
+        if self._kept is not None:
+            self._kept.append(row)
+            return
+        with self._db.driver_write(one_statement=True) as connection:
+            record_call(connection=connection, row=row)
+
+    def _row(self, outcome: Outcome) -> CallRow:
+        arguments = self._arguments
+        requested = arguments.get("project") if isinstance(arguments, dict) else None
+        project = _printable(requested, 200) if isinstance(requested, str) else ""
+        # The row is kept for refused calls too: a project named by a secret is kept redacted.
+        project = _printable(redact_name(project or self._project).text, 200)
+        tool, operation = _names(self._tool_set, self._tool_name)
+        return CallRow(
+            at_ms=now_ms(),
+            token_id=self._token_id,
+            tool=tool or "?",
+            operation=operation or "?",
+            project=project or None,
+            result=outcome,
+        )
 
 
 def write_rows(db: Database, rows: Sequence[CallRow], *, wait: bool = True) -> bool:
-    """Commit rows audit_call kept, in one transaction. With wait=False nothing waits: False
-    (and nothing written) when another write holds the store."""
+    """Commit rows kept for later (a quick call's), in one transaction. With wait=False
+    nothing waits: False (and nothing written) when another write holds the store."""
     if not rows:
         return True
     try:
@@ -48,50 +99,6 @@ def write_rows(db: Database, rows: Sequence[CallRow], *, wait: bool = True) -> b
     except StoreBusy:
         return False
     return True
-
-
-def audit_in(
-    session: Session,
-    tool_set: ToolSet,
-    state: CallState,
-    tool_name: Any,
-    arguments: Any,
-    outcome: Outcome,
-) -> None:
-    """audit_call in a write session of the caller's, committed with its work."""
-    record_call(
-        connection=driver.of(session.connection()),
-        row=_row(tool_set, state, tool_name, arguments, outcome),
-    )
-
-
-def _row(
-    tool_set: ToolSet, state: CallState, tool_name: Any, arguments: Any, outcome: Outcome
-) -> CallRow:
-    requested = arguments.get("project") if isinstance(arguments, dict) else None
-    project = _printable(requested, 200) if isinstance(requested, str) else ""
-    # The row is kept for refused calls too: a project named by a secret is kept redacted.
-    project = _printable(redact_name(project or state.project).text, 200)
-    tool, operation = _names(tool_set, tool_name)
-    return CallRow(
-        at_ms=now_ms(),
-        token_id=state.principal.token_id,
-        tool=tool or "?",
-        operation=operation or "?",
-        project=project or None,
-        result=outcome,
-    )
-
-
-def audit_refused(
-    db: Database, tool_set: ToolSet, calls: Iterable[Call], state: CallState, outcome: Outcome
-) -> None:
-    """An audit row for every tools/call that was refused before it could run."""
-    for call in calls:
-        if call.method == "tools/call":
-            audit_call(
-                db, tool_set, state, call.params.get("name"), call.params.get("arguments"), outcome
-            )
 
 
 def _names(tool_set: ToolSet, tool_name: Any) -> tuple[str, str]:

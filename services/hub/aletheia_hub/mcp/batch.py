@@ -1,14 +1,11 @@
-"""One POST body: its messages checked, its tools/calls counted, its replies bounded in size."""
+"""One POST body: its messages checked, its tools/calls counted (mcp/pipeline.py answers them)."""
 
 import json
 from dataclasses import dataclass
 from typing import Any, Final, TypeGuard
 
-from aletheia_hub.mcp.call_state import CallState
 from aletheia_hub.mcp.dispatch import SESSIONLESS_METHODS, Dispatcher
 from aletheia_hub.mcp.envelope import Call, Checked, check_message, invalid_request
-from aletheia_hub.mcp.eras import RoutingHeaders
-from aletheia_shared import jsonrpc
 from aletheia_shared.protocol import is_stateless_request
 
 TOOLS_CALL: Final = "tools/call"
@@ -44,15 +41,6 @@ class Body:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Limits:
-    """What one body may cost: tools/calls the rate limit let through, and reply bytes."""
-
-    granted_tool_calls: int
-    rate_limit_message: str
-    max_reply_bytes: int
-
-
 def read_body(messages: list[Any], *, is_batch: bool) -> Body:
     """Check every message; in a batch, initialize is refused (MCP 2025-03-26 forbids it), and
     so is a 2026-07-28 request, which that revision sends alone."""
@@ -79,51 +67,6 @@ def _alone_or_refused(item: Checked, message: Any) -> Checked:
     return item
 
 
-def answer(
-    dispatcher: Dispatcher,
-    body: Body,
-    state: CallState,
-    limits: Limits,
-    routing: RoutingHeaders | None = None,
-) -> list[bytes]:
-    """The encoded reply to every request, in order (none for notifications and responses).
-
-    tools/calls past the granted ones are refused with the rate-limit error. Once the replies
-    would pass max_reply_bytes, the reply that did is replaced by an error and the requests
-    after it do not run.
-    """
-    replies: list[bytes] = []
-    size = 2 if body.is_batch else 0  # the brackets around a batch's replies
-    tool_calls_left = limits.granted_tool_calls
-    full = False
-    for item in body.items:
-        if item is None or (isinstance(item, Call) and item.is_notification):
-            continue
-        if not isinstance(item, Call):
-            encoded = encode_json(item)
-        elif item.method == TOOLS_CALL and tool_calls_left <= 0:
-            dispatcher.audit_refused([item], state, "rate-limited")
-            encoded = encode_json(
-                jsonrpc.error_response(
-                    item.request_id, jsonrpc.RATE_LIMITED, limits.rate_limit_message
-                )
-            )
-        elif full or size >= limits.max_reply_bytes:
-            full = True
-            dispatcher.audit_refused([item], state, "error")
-            encoded = encode_json(_not_run(item, limits.max_reply_bytes))
-        else:
-            if item.method == TOOLS_CALL:
-                tool_calls_left -= 1
-            encoded = encode_json(dispatcher.handle(item, state, routing))
-            if size + len(encoded) > limits.max_reply_bytes:
-                full = True
-                encoded = encode_json(_too_large(item, limits.max_reply_bytes))
-        size += len(encoded) + 1
-        replies.append(encoded)
-    return replies
-
-
 def encode_json(value: Any) -> bytes:
     """Compact UTF-8 JSON."""
     try:
@@ -134,22 +77,3 @@ def encode_json(value: Any) -> bytes:
 
 def _is_request(item: Checked, method: str) -> TypeGuard[Call]:
     return isinstance(item, Call) and not item.is_notification and item.method == method
-
-
-def _too_large(call: Call, limit: int) -> jsonrpc.ErrorResponse:
-    return jsonrpc.error_response(
-        call.request_id,
-        jsonrpc.REPLY_TOO_LARGE,
-        f"Reply too large: with it the answer to this POST would pass the hub's {limit}-byte "
-        "limit (ALETHEIA_MAX_REPLY_BYTES), so it was left out; the request did run. Ask for "
-        "less at once (fewer ids, a smaller limit) or send it alone.",
-    )
-
-
-def _not_run(call: Call, limit: int) -> jsonrpc.ErrorResponse:
-    return jsonrpc.error_response(
-        call.request_id,
-        jsonrpc.REPLY_TOO_LARGE,
-        f"Not run: the replies to this batch reached the hub's {limit}-byte limit "
-        "(ALETHEIA_MAX_REPLY_BYTES); send this request again, in a smaller batch.",
-    )

@@ -4,6 +4,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from aletheia_hub.auth import Principal
+from aletheia_hub.mcp.auditing import CallAudit
 from aletheia_hub.store.audit import CallRow
 from aletheia_hub.store.sessions import SessionInfo
 from aletheia_shared.project import DEFAULT_PROJECT
@@ -25,8 +26,11 @@ class CallState:
     era: Era = "handshake"
     client_name: str | None = None  # clientInfo.name of a stateless request
     # Audit rows of calls answered on the event loop, committed right after the reply is
-    # written (Dispatcher.commit_audit); None: each call commits its own row as it ends.
+    # written (CallPipeline.commit_audit); None: each call commits its own row as it ends.
     unwritten_audit: list[CallRow] | None = None
+    # The audit row of the tools/call running now: the pipeline's audit step sets it for the
+    # tool, which commits it with its work when it writes.
+    audit: CallAudit | None = None
 
     @property
     def tool(self) -> str:

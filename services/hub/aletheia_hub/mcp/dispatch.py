@@ -2,8 +2,7 @@
 every transport."""
 
 import logging
-import time
-from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any, Final
 
 import mcp_types as wire_types
@@ -13,7 +12,7 @@ from pydantic import ValidationError
 from aletheia_hub import metrics
 from aletheia_hub.auth import Principal
 from aletheia_hub.embed.service import SemanticSearch
-from aletheia_hub.mcp import auditing, tool_call
+from aletheia_hub.mcp import tool_call
 from aletheia_hub.mcp.call_state import CallState
 from aletheia_hub.mcp.envelope import Call
 from aletheia_hub.mcp.eras import ALL_VERSIONS, RoutingHeaders, check_envelope, clean_client_name
@@ -22,8 +21,7 @@ from aletheia_hub.mcp.methods import Method, Result, wire
 from aletheia_hub.mcp.registry import Registry
 from aletheia_hub.mcp.sessions import McpSessions
 from aletheia_hub.mcp.toolsets import ToolSet
-from aletheia_hub.redact import redact, redact_name
-from aletheia_hub.store.audit import Outcome
+from aletheia_hub.redact import redact
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.sessions import SessionInfo
 from aletheia_shared import jsonrpc
@@ -53,6 +51,28 @@ _EMPTY: Final = wire(wire_types.EmptyResult())
 CACHE_SECONDS: Final = 3600
 _CACHE_HINTS: Final = {"ttlMs": CACHE_SECONDS * 1000, "cacheScope": "public"}
 _COMPLETE: Final = {"resultType": "complete"}
+
+
+@dataclass(frozen=True, slots=True)
+class Routed:
+    """Where a request goes: its era's method, or the error reply it earned on the way."""
+
+    method: Method[Any] | None = None
+    stateless: bool = False
+    failure: Response | None = None
+
+
+def failure_reply(call: Call, error: Exception) -> Response:
+    """The JSON-RPC error a request earns: an RpcError's own, else an internal error."""
+    if isinstance(error, RpcError):
+        return jsonrpc.error_response(call.request_id, error.code, error.message, error.data)
+    logger.error("%s failed", call.method, exc_info=error)
+    return jsonrpc.error_response(
+        call.request_id,
+        INTERNAL_ERROR,
+        f"Internal error while handling {redact(call.method).text[:100]}; the hub log "
+        "has the details.",
+    )
 
 
 class Dispatcher:
@@ -114,11 +134,6 @@ class Dispatcher:
         so quick requests may run where waiting is not allowed (an event loop)."""
         return self.db.is_sqlite
 
-    def commit_audit(self, state: CallState, *, wait: bool = True) -> bool:
-        """Commit the audit rows kept in state.unwritten_audit (see auditing.write_rows):
-        False, with nothing written, when wait=False and another write holds the store."""
-        return auditing.write_rows(self.db, state.unwritten_audit or [], wait=wait)
-
     def find_session(self, session_id: str, principal: Principal) -> SessionInfo | None:
         """A live session that belongs to this caller and was opened at this tool set."""
         return self.sessions.find(session_id, principal)
@@ -127,24 +142,15 @@ class Dispatcher:
         """End a session of this caller's; False when there was none."""
         return self.sessions.end(session_id, principal)
 
-    def audit_refused(self, calls: Iterable[Call], state: CallState, outcome: Outcome) -> None:
-        """An audit row for every tools/call that was refused before it could run."""
-        auditing.audit_refused(self.db, self.tool_set, calls, state, outcome)
+    def knows(self, method: str) -> bool:
+        """Whether a method is one of either era's tables (metrics name only these)."""
+        return method in self.methods or method in self.stateless_methods
 
-    def handle(
-        self, call: Call, state: CallState, routing: RoutingHeaders | None = None
-    ) -> Response:
-        """The reply to one well-formed request; every failure becomes a JSON-RPC error.
-        Each is counted, timed and (when it failed) counted by kind in the metrics.
+    def route(self, call: Call, state: CallState, routing: RoutingHeaders | None = None) -> Routed:
+        """The method of its era a request calls, or the error it earns before it can run.
 
         A stateless (2026-07-28) request is checked first against its envelope and, over
-        HTTP, the routing headers the edge passes."""
-        started = time.perf_counter()
-        reply = self._reply(call, state, routing)
-        self._record(call, state, reply, time.perf_counter() - started)
-        return reply
-
-    def _reply(self, call: Call, state: CallState, routing: RoutingHeaders | None) -> Response:
+        HTTP, the routing headers the edge passes; its client's name goes into the state."""
         try:
             if state.era == "stateless":
                 envelope = check_envelope(call, routing)
@@ -152,37 +158,29 @@ class Dispatcher:
                 method = self.stateless_methods.get(call.method)
                 if method is None:
                     raise _method_not_found(call.method, stateless=True)
-                result = {**method.run(call.params, state), **_COMPLETE}
-                return jsonrpc.success_response(call.request_id, result)
+                return Routed(method=method, stateless=True)
             method = self.methods.get(call.method)
             if method is None:
                 raise _method_not_found(call.method)
-            return jsonrpc.success_response(call.request_id, method.run(call.params, state))
-        except RpcError as error:
-            return jsonrpc.error_response(call.request_id, error.code, error.message, error.data)
-        except Exception:
-            logger.exception("%s failed", call.method)
-            return jsonrpc.error_response(
-                call.request_id,
-                INTERNAL_ERROR,
-                f"Internal error while handling {redact(call.method).text[:100]}; the hub log "
-                "has the details.",
-            )
+            return Routed(method=method, stateless=False)
+        except Exception as error:
+            return Routed(failure=failure_reply(call, error))
 
-    def _record(self, call: Call, state: CallState, reply: Response, seconds: float) -> None:
-        # Only known names become labels: a caller must not grow the metrics without end.
-        known = call.method in self.methods or call.method in self.stateless_methods
-        method = call.method if known else "unknown"
-        tool = ""
-        if method == "tools/call":
-            name = call.params.get("name")
-            tool = name if isinstance(name, str) and self.registry.find(name) else "unknown"
-            # The console draws calls per host: a name that holds a secret shows redacted.
-            self.metrics.count_tool_call(host=redact_name(state.tool).text, tool=tool)
-        self.metrics.observe_request(seconds, method=method, tool=tool)
-        kind = metrics.error_kind(reply)
-        if kind is not None:
-            self.metrics.count(metrics.ERRORS, kind=kind, method=method)
+    def is_tool_call(self, routed: Routed) -> bool:
+        """Whether a routed request is a tools/call its era accepted: such a call is audited."""
+        return routed.method is self.methods["tools/call"]
+
+    def run(self, call: Call, state: CallState, routed: Routed) -> Response:
+        """The reply to one routed request; every failure becomes a JSON-RPC error."""
+        if routed.method is None:
+            return routed.failure or failure_reply(call, RuntimeError("a request without a route"))
+        try:
+            result = routed.method.run(call.params, state)
+            if routed.stateless:
+                result = {**result, **_COMPLETE}
+            return jsonrpc.success_response(call.request_id, result)
+        except Exception as error:
+            return failure_reply(call, error)
 
     def _initialize(
         self, params: wire_types.InitializeRequestParams, state: CallState
@@ -226,16 +224,21 @@ class Dispatcher:
     def _call_tool(
         self, params: wire_types.CallToolRequestParams, state: CallState
     ) -> wire_types.CallToolResult:
+        if state.audit is None:
+            raise RuntimeError("tools/call runs inside the call pipeline, which audits it")
         return tool_call.call_tool(
-            self.db, self.tool_set, self.registry, params, state, self.semantic
+            self.db,
+            self.tool_set,
+            self.registry,
+            params,
+            state,
+            state.audit,
+            self.semantic,
         )
 
     def _invalid_tool_call(
-        self, error: ValidationError, raw: dict[str, Any], state: CallState
+        self, error: ValidationError, raw: dict[str, Any], _state: CallState
     ) -> wire_types.CallToolRequestParams:
-        auditing.audit_call(
-            self.db, self.tool_set, state, raw.get("name"), raw.get("arguments"), "error"
-        )
         raise tool_call.invalid_params(error, raw, self.registry)
 
 

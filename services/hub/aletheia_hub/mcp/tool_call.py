@@ -8,7 +8,7 @@ from pydantic import ValidationError
 
 from aletheia_hub import auth
 from aletheia_hub.embed.service import SemanticSearch
-from aletheia_hub.mcp import auditing
+from aletheia_hub.mcp.auditing import CallAudit
 from aletheia_hub.mcp.call_state import CallState
 from aletheia_hub.mcp.context import ToolContext
 from aletheia_hub.mcp.envelope import LONE_SURROGATE
@@ -16,7 +16,6 @@ from aletheia_hub.mcp.errors import RpcError, ToolError
 from aletheia_hub.mcp.registry import Registry, Tool
 from aletheia_hub.mcp.toolsets import ToolSet
 from aletheia_hub.redact import redact
-from aletheia_hub.store.audit import Outcome
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.errors import StoreError
 
@@ -27,28 +26,23 @@ def call_tool(
     registry: Registry,
     params: CallToolRequestParams,
     state: CallState,
+    audit: CallAudit,
     semantic: SemanticSearch | None = None,
 ) -> CallToolResult:
     """Run one tools/call request and return its result (isError on tool failure).
 
-    Every call leaves one audit row, however it ends: a write that succeeds
-    commits its row with its work, any other call writes it afterwards.
+    The call's audit row was started by the pipeline; this says how the call ended, and a
+    write commits the row with its work.
     """
-    outcome: Outcome = "error"
-    audited = False
+    tool = _find_tool(registry, params.name)
     try:
-        tool = _find_tool(registry, params.name)
-        try:
-            text, audited = _run(db, tool_set, tool, params, state, semantic)
-            outcome = "ok"
-        except auth.AccessDenied as error:
-            outcome, text = "refused", error.message
-        except (ToolError, StoreError) as error:
-            text = error.message
-        return tool_result(text, is_error=outcome != "ok")
-    finally:
-        if not audited:
-            auditing.audit_call(db, tool_set, state, params.name, params.arguments, outcome)
+        text = _run(db, tool_set, tool, params, state, audit, semantic)
+        audit.outcome = "ok"
+    except auth.AccessDenied as error:
+        audit.outcome, text = "refused", error.message
+    except (ToolError, StoreError) as error:
+        text = error.message
+    return tool_result(text, is_error=audit.outcome != "ok")
 
 
 def invalid_params(error: ValidationError, raw: Mapping[str, Any], registry: Registry) -> RpcError:
@@ -90,9 +84,10 @@ def _run(
     tool: Tool,
     params: CallToolRequestParams,
     state: CallState,
+    audit: CallAudit,
     semantic: SemanticSearch | None,
-) -> tuple[str, bool]:
-    """The tool's text, and whether its audit row was committed with its work."""
+) -> str:
+    """The tool's text; a write tool's audit row goes into its transaction."""
     arguments = params.arguments or {}
     auth.check_tool_access(state.principal, tool.name, tool.access)
     _reject_unstorable(arguments, "")
@@ -114,12 +109,11 @@ def _run(
             caller_folder=state.caller_folder,
         )
         text = tool.handler(args, context)
-        audited = tool.access == "write"
-        if audited:
-            auditing.audit_in(session, tool_set, state, params.name, params.arguments, "ok")
+        if tool.access == "write":
+            audit.write_in(session)
     if semantic is not None and tool.access == "write":
         semantic.notify_saved()  # committed: the worker can embed what was written
-    return text, audited
+    return text
 
 
 def _reject_unstorable(value: Any, where: str) -> None:
