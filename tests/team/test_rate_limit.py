@@ -9,6 +9,7 @@ import httpx
 import pytest
 import redis
 
+from aletheia_hub.metrics import RATE_LIMITED, REQUESTS, Metrics
 from aletheia_shared import headers, jsonrpc
 from tests.jsonrpc_messages import initialize_request, ping_request, tool_call_request
 from tests.proxy.process import ProxyProcess
@@ -206,8 +207,14 @@ def test_every_tools_call_in_a_batch_counts_and_those_past_the_budget_are_refuse
         assert "retry after" in reply["error"]["message"]
     limited = [row for row in table_rows(store_url, "audit_log") if row["result"] == "rate-limited"]
     assert [(row["token_id"], row["tool"]) for row in limited] == [(token_id, "search")] * 2
+    # The refused calls are counted as such, never as requests answered.
+    recorder: Metrics = http.app.state.metrics  # type: ignore[attr-defined]
+    assert recorder.counter(RATE_LIMITED) == {(): 2}
+    assert recorder.counter(REQUESTS)[(("method", "tools/call"), ("tool", "search"))] == 4
 
     assert_rate_limited(client.post(tool_call_request("search", {"query": "x"}, 16)), 16, 60)
+    assert recorder.counter(RATE_LIMITED) == {(): 3}
+    assert len(table_rows(store_url, "audit_log")) == 7  # 4 ran, 3 refused: one row each
 
 
 def test_a_batch_with_no_call_left_in_the_budget_is_429_with_an_error_per_id(

@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
+from aletheia_hub.metrics import RATE_LIMITED, REQUESTS, Metrics
 from tests.helpers import StatelessClient, stateless_message
 from tests.team.conftest import (
     REDIS_URL,
@@ -83,6 +84,10 @@ def test_stateless_calls_spend_the_tokens_rate_limit(team_app: TeamApp, store_ur
     assert int(limited.headers["Retry-After"]) > 0
     assert limited.json()["error"]["message"].startswith("Rate limit reached for this token")
     assert audit_rows(store_url)[-1] == (token_id, "list_rules", "shop", "rate-limited")
+    assert len(audit_rows(store_url)) == 4
+    recorder: Metrics = http.app.state.metrics  # type: ignore[attr-defined]
+    assert recorder.counter(RATE_LIMITED) == {(): 1}
+    assert recorder.counter(REQUESTS) == {(("method", "tools/call"), ("tool", "list_rules")): 3}
 
 
 class RoundRobin(socketserver.ThreadingMixIn, http.server.HTTPServer):
