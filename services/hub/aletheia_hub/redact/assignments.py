@@ -35,7 +35,7 @@ from aletheia_hub.redact.patterns import (
 
 # Atomic, so `password=>x` cannot be read again as `password=` followed by `>x`.
 SEPARATOR: Final = r"(?>[\"'`]?[ \t]*(?:=>|:=|[=:])[ \t]*)"
-_IDENTIFIER: Final = re.compile(r"[\w\-.]*")
+_IDENTIFIER: Final = compile_(r"[\w\-.]*")
 
 
 def _named(suffix: str) -> str:
@@ -47,10 +47,10 @@ def _name_starts(reversed_names: str) -> Starts:
     """Where identifiers that end in one of the names start, when a separator follows them.
     Found in the reversed text, where each begins at its separator: the regex engine skips
     fast to `=` and `:`, instead of trying a name at every position (several times slower)."""
-    find = compile_(
-        rf"(?:>=|=:|[=:])[ \t]*[\"'`]?{reversed_names}[\w\-.]*+", re.IGNORECASE
-    ).finditer
-    return lambda text: sorted(len(text) - found.end() for found in find(reverse(text)))
+    separators = compile_(rf"(?:>=|=:|[=:])[ \t]*[\"'`]?{reversed_names}[\w\-.]*+", re.IGNORECASE)
+    return lambda text: sorted(
+        len(text) - found.end() for found in separators.finditer(reverse(text))
+    )
 
 
 # A marker cut short at the end of a text, as in a title made of the first 100 characters.
@@ -208,7 +208,7 @@ def _assignments(
     return _valued(_named(suffix), quoted_min, short_ok, gates, _name_starts(reversed_names))
 
 
-_DOTTED_NAME: Final = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+_DOTTED_NAME: Final = compile_(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 
 
 def _random_key(match: re.Match[str]) -> bool:
@@ -231,7 +231,7 @@ _NAMED_VALUE: Final = (
     rf"{either(PASSWORD_NAMES, OTHER_NAMES, ENV_KEY)}[\"'`]?[ \t]*"
     rf"(?:,[ \t]*|\r?\n[ \t]*(?:-[ \t]+)?)[\"'`]?{either(*VALUE_KEYS)}{SEPARATOR}"
 )
-_NAME_IN_PAIR: Final = re.compile(
+_NAME_IN_PAIR: Final = compile_(
     rf"{either(*NAME_KEYS)}[\"'`]?[ \t]*[:=][ \t]*[\"'`]?([\w.\-]*)", re.I
 )
 

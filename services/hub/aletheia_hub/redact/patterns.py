@@ -2,10 +2,12 @@
 
 import math
 import re
+import sys
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any, Final
 
 # Whether a text may hold a match of a pattern: a cheap search that finds something in every
 # text the pattern matches.
@@ -27,10 +29,51 @@ def entropy(value: str) -> float:
     return -sum(n / size * math.log2(n / size) for n in Counter(value).values()) if size else 0.0
 
 
+_REGEX_METHODS: Final = ("search", "match", "fullmatch", "finditer", "findall", "sub")
+
+
+class Regex:
+    """A regex compiled on its first use. Compiling every pattern here takes about 100 ms,
+    which a process that imports the hub but never redacts (a CLI command, a test) need not
+    pay; a hub pays for a pattern when a text first passes its gates.
+
+    The first call puts the compiled pattern's methods on the instance, where they shadow
+    these: later calls go straight to the regex engine (redaction runs on every call)."""
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self.pattern = pattern
+        self.flags = flags
+        self.is_compiled = False
+
+    def _compile(self) -> re.Pattern[str]:
+        compiled = re.compile(self.pattern, self.flags)
+        shadowing = {name: getattr(compiled, name) for name in _REGEX_METHODS}
+        vars(self).update(shadowing, is_compiled=True)
+        return compiled
+
+    def search(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        return self._compile().search(text, pos, endpos)
+
+    def match(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        return self._compile().match(text, pos, endpos)
+
+    def fullmatch(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        return self._compile().fullmatch(text, pos, endpos)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        return self._compile().finditer(text)
+
+    def findall(self, text: str) -> list[Any]:
+        return self._compile().findall(text)
+
+    def sub(self, replace: str | Callable[[re.Match[str]], str], text: str) -> str:
+        return self._compile().sub(replace, text)
+
+
 @dataclass(frozen=True, slots=True)
 class SecretPattern:
     kind: str
-    pattern: re.Pattern[str]
+    pattern: Regex
     keep_group: int = 0  # a group kept verbatim in front of the redaction (a key name, a user)
     # When one gate finds nothing, `pattern` cannot match and is not run. Most texts hold no
     # secret, and scanning them with the full patterns (most start with a lookbehind, a word
@@ -76,8 +119,8 @@ class SecretPattern:
         return "".join([*pieces, text[done:]]), count
 
 
-def compile_(regex: str, flags: int = 0) -> re.Pattern[str]:
-    return re.compile(regex, flags)
+def compile_(regex: str, flags: int = 0) -> Regex:
+    return Regex(regex, flags)
 
 
 def either(*alternatives: str) -> str:
@@ -85,7 +128,8 @@ def either(*alternatives: str) -> str:
 
 
 def finds(regex: str, flags: int = 0) -> Gate:
-    return compile_(regex, flags).search
+    pattern = compile_(regex, flags)
+    return lambda text: pattern.search(text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,8 +183,8 @@ def finds_reversed(regex: str, flags: int = 0) -> Gate:
     by a separator starts with the separator, whose characters the regex engine scans for fast
     (it cannot for a case-insensitive letter). Case rules apply character by character, so
     reversing changes nothing else."""
-    search = compile_(regex, flags).search
-    return lambda text: search(reverse(text))
+    pattern = compile_(regex, flags)
+    return lambda text: pattern.search(reverse(text))
 
 
 def reversed_words(*words: str) -> str:

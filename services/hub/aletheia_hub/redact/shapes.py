@@ -14,11 +14,11 @@ from aletheia_hub.redact.assignments import (
     is_placeholder,
 )
 from aletheia_hub.redact.names import names_secret
-from aletheia_hub.redact.patterns import marker
+from aletheia_hub.redact.patterns import compile_, marker
 from aletheia_hub.redact.text import Redacted, redact
 
 # Words that join a fact's name to its value: `db password` `is` `...`.
-_LINKING_TAIL: Final = re.compile(
+_LINKING_TAIL: Final = compile_(
     r"(?:[\s:=]+|\s+(?:is|are|was|were|equals?|set\s+to|value))+\Z", re.IGNORECASE
 )
 # `{"name": "DB_PASSWORD", "value": "..."}` as in Kubernetes env lists, `{"k": ..., "v": ...}`.
@@ -26,8 +26,8 @@ _VALUE_KEYS: Final = frozenset(VALUE_KEYS)
 SECRET_VALUE: Final = marker("secret-assignment")
 
 
-_PAIR_NAME: Final = re.compile(PAIR_NAME)
-_PAIR_VALUE: Final = re.compile(PAIR_VALUE)
+_PAIR_NAME: Final = compile_(PAIR_NAME)
+_PAIR_VALUE: Final = compile_(PAIR_VALUE)
 
 
 def _pair_value(value: object) -> bool:

@@ -12,6 +12,7 @@ from aletheia_hub.redact.patterns import (
     Contains,
     SecretPattern,
     all_of,
+    compile_,
     either,
     finds_reversed,
     reversed_words,
@@ -47,7 +48,7 @@ class PatternGroup:
 
 
 # Every token holds a run of 15 characters or more of these (a prefix and its body).
-_TOKEN_RUN: Final = re.compile(r"[A-Za-z0-9_\-.~+/=:%]{15,}")
+_TOKEN_RUN: Final = compile_(r"[A-Za-z0-9_\-.~+/=:%]{15,}")
 # Every assignment holds a name ending in one of these words, then `=` or `:` (reversed).
 _NAME_ENDINGS: Final = finds_reversed(
     r"[=:][ \t]*[\"'`]?"
@@ -127,7 +128,7 @@ def redact(text: str) -> Redacted:
 
 # A name no pattern can match: every token runs 15 characters or more (_TOKEN_RUN), and every
 # other shape needs a space, a sign (`=`, `:`, `/`, `@`, `<`, a quote) or a bracket.
-_PLAIN_NAME: Final = re.compile(r"[A-Za-z0-9._\-]{0,14}")
+_PLAIN_NAME: Final = compile_(r"[A-Za-z0-9._\-]{0,14}")
 
 
 def redact_name(name: str) -> Redacted:
