@@ -299,6 +299,15 @@ def test_replace_makes_the_projects_memory_the_documents(db: Database, other_db:
     assert removed == {f"obs-{ids['gone']}", f"obs-{local}"}
     trail = next(t for t in after["tombstones"] if t["id"] == f"obs-{local}")["trail"]
     assert [(t["action"], t["reason"]) for t in trail] == [("dismiss", "replaced by import")]
+    with other_db.read_session() as session:
+        fact_trail = session.execute(
+            text(
+                "SELECT d.action, d.reason, d.tool, f.dismissed_at_ms IS NOT NULL FROM dismissals d"
+                " JOIN facts f ON f.id = d.item_id WHERE d.item_type = 'fact'"
+                " AND f.subject = 'local'"
+            )
+        ).all()
+    assert [tuple(row) for row in fact_trail] == [("dismiss", "replaced by import", "tests", True)]
     assert [o["title"] for o in export(other_db, project="billing")["observations"]] == [
         "Billing stays"
     ]

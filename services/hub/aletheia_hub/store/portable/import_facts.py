@@ -1,11 +1,13 @@
 """An import document's facts: each added unless the project holds it, and in replace mode
 the project's facts the document lacks dismissed."""
 
-from sqlalchemy import select, update
+from sqlalchemy import select
 
+from aletheia_hub.store.dismissals import set_dismissed
 from aletheia_hub.store.facts import clean_fact, insert_fact
 from aletheia_hub.store.portable.document import FactEntry
 from aletheia_hub.store.portable.import_run import ImportRun
+from aletheia_hub.store.portable.import_tombstones import REPLACED_REASON
 from aletheia_hub.store.tables import FACTS
 
 
@@ -40,13 +42,20 @@ def import_fact(*, run: ImportRun, fact: FactEntry) -> int:
     return fact_id
 
 
-def retire_facts(*, run: ImportRun, at_ms: int) -> None:
-    """Replace mode: dismiss the project's current facts the document lacks, at `at_ms`."""
+def retire_facts(*, run: ImportRun) -> None:
+    """Replace mode: dismiss the project's current facts the document lacks, each with its
+    trail row (reversible, as a tombstoned memory is)."""
     for (fact_id,) in run.session.execute(
         select(FACTS.c.id).where(FACTS.c.project == run.project, FACTS.c.dismissed_at_ms.is_(None))
     ).all():
-        if fact_id not in run.kept_facts:
-            run.session.execute(
-                update(FACTS).where(FACTS.c.id == fact_id).values(dismissed_at_ms=at_ms)
-            )
+        if fact_id in run.kept_facts:
+            continue
+        if set_dismissed(
+            session=run.session,
+            item_type="fact",
+            item_id=fact_id,
+            dismissed=True,
+            reason=REPLACED_REASON,
+            tool=run.tool,
+        ):
             run.counts.replaced += 1

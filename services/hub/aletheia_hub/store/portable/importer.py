@@ -36,7 +36,6 @@ from collections.abc import Callable
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from aletheia_hub.clock import now_ms
 from aletheia_hub.store.portable.document import Document, PayloadError, Viewer, revision_order
 from aletheia_hub.store.portable.import_facts import import_fact, retire_facts
 from aletheia_hub.store.portable.import_memories import import_observation
@@ -116,9 +115,8 @@ def _apply(run: ImportRun, document: Document, progress: Progress | None) -> Non
 
 def _retire_the_rest(run: ImportRun, document: Document) -> None:
     """Replace mode: what the document lacks leaves the project's memory."""
-    moment = now_ms()
     retire_memories(run=run, document=document)
-    retire_facts(run=run, at_ms=moment)
+    retire_facts(run=run)
     run.counts.replaced += run.rules.retire_the_rest()
     retire_work_lists(run=run, document=document)
 
