@@ -25,7 +25,7 @@ from tests.conftest import BIN, HubProcess, process_env
 from tests.jsonrpc_messages import initialize_request, ping_request, tool_call_request
 from tests.proxy.process import (
     PinnedHub,
-    ProxyProcess,
+    StartProxy,
     end_process,
     is_running,
     pinned_port,
@@ -38,7 +38,6 @@ from tests.proxy.process import (
 
 pytestmark = pytest.mark.e2e
 
-StartProxy = Callable[[dict[str, str]], ProxyProcess]
 START_SECONDS = 60.0  # the proxy itself gives up after 20 s; a loaded machine is slow
 
 
@@ -75,19 +74,9 @@ def local(tmp_path: Path, shop: Path) -> Iterator[LocalSetup]:
 
 
 @pytest.fixture
-def proxies(local: LocalSetup) -> Iterator[StartProxy]:
-    """Start proxies; they are stopped before the hub they started is ended."""
-    started: list[ProxyProcess] = []
-
-    def start(env: dict[str, str]) -> ProxyProcess:
-        started.append(ProxyProcess(env))
-        return started[-1]
-
-    try:
-        yield start
-    finally:
-        for proxy in started:
-            proxy.stop()
+def proxies(local: LocalSetup, proxies: StartProxy) -> StartProxy:
+    """The proxies are stopped before `local` ends the hub they started."""
+    return proxies
 
 
 def test_the_first_proxy_starts_a_hub_and_the_second_reuses_it(

@@ -5,7 +5,7 @@ are pointed at that port with ALETHEIA_PORT, as a user with two setups would.
 """
 
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,7 @@ from tests.conftest import process_env
 from tests.jsonrpc_messages import initialize_request, ping_request, tool_call_request
 from tests.proxy.process import (
     PinnedHub,
-    ProxyProcess,
+    StartProxy,
     end_process,
     make_git_repo,
     pinned_port,
@@ -30,7 +30,6 @@ from tests.proxy.process import (
 pytestmark = pytest.mark.e2e
 
 START_SECONDS = 60.0  # the proxy itself gives up after 20 s; a loaded machine is slow
-StartProxy = Callable[[dict[str, str]], ProxyProcess]
 
 
 @dataclass
@@ -62,22 +61,18 @@ def store_a(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StoreA]:
 
 
 @pytest.fixture
-def proxies(tmp_path: Path) -> Iterator[StartProxy]:
-    """Start proxies; afterwards stop them, then every hub they started under tmp_path."""
-    started: list[ProxyProcess] = []
+def hubs_ended(tmp_path: Path) -> Iterator[None]:
+    """Afterwards, every hub a proxy started in a data dir under tmp_path is ended."""
+    yield
+    for folder in tmp_path.iterdir():
+        for pid in server_pids_in(folder):
+            end_process(pid)
 
-    def start(env: dict[str, str]) -> ProxyProcess:
-        started.append(ProxyProcess(env))
-        return started[-1]
 
-    try:
-        yield start
-    finally:
-        for proxy in started:
-            proxy.stop()
-        for folder in tmp_path.iterdir():
-            for pid in server_pids_in(folder):  # a proxy starts its hubs in its data dir
-                end_process(pid)
+@pytest.fixture
+def proxies(hubs_ended: None, proxies: StartProxy) -> StartProxy:
+    """The proxies are stopped before the hubs they started are ended."""
+    return proxies
 
 
 def memory_texts(db_file: Path) -> list[str]:

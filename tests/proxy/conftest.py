@@ -1,12 +1,12 @@
 """Fixtures for driving a real `aletheia-mcp` against a real hub."""
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import HubProcess
-from tests.proxy.process import ProxyProcess, make_git_repo
+from tests.proxy.process import ProxyProcess, StartProxy, make_git_repo, started_proxies
 
 
 @pytest.fixture
@@ -16,20 +16,10 @@ def shop(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def start_proxy() -> Iterator[Callable[[dict[str, str]], ProxyProcess]]:
+def start_proxy() -> Iterator[StartProxy]:
     """Start proxies with a given environment; every one is stopped afterwards."""
-    started: list[ProxyProcess] = []
-
-    def start(env: dict[str, str]) -> ProxyProcess:
-        proxy = ProxyProcess(env)
-        started.append(proxy)
-        return proxy
-
-    try:
+    with started_proxies() as start:
         yield start
-    finally:
-        for proxy in reversed(started):
-            proxy.stop()
 
 
 @pytest.fixture
@@ -39,7 +29,5 @@ def proxy_env(hub_env: dict[str, str], hub: HubProcess, shop: Path) -> dict[str,
 
 
 @pytest.fixture
-def proxy(
-    start_proxy: Callable[[dict[str, str]], ProxyProcess], proxy_env: dict[str, str]
-) -> ProxyProcess:
+def proxy(start_proxy: StartProxy, proxy_env: dict[str, str]) -> ProxyProcess:
     return start_proxy(proxy_env)

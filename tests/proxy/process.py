@@ -16,6 +16,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Final
 
@@ -202,6 +203,26 @@ class ProxyProcess:
         for pipe in (self.process.stdout, self.process.stderr):
             if pipe is not None:
                 pipe.close()
+
+
+StartProxy = Callable[[dict[str, str]], ProxyProcess]
+
+
+@contextlib.contextmanager
+def started_proxies() -> Iterator[StartProxy]:
+    """A function that starts proxies with a given environment; on leaving, every one is
+    stopped, the last started first."""
+    started: list[ProxyProcess] = []
+
+    def start(env: dict[str, str]) -> ProxyProcess:
+        started.append(ProxyProcess(env))
+        return started[-1]
+
+    try:
+        yield start
+    finally:
+        for proxy in reversed(started):
+            proxy.stop()
 
 
 class PinnedHub:

@@ -4,7 +4,6 @@ restarts). Plain line-by-line forwarding is tested in-process in test_forwarding
 
 import json
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from tests.proxy.process import (
     PROXY,
     PinnedHub,
     ProxyProcess,
+    StartProxy,
     encode,
     mcp_sessions,
     pinned_port,
@@ -31,7 +31,6 @@ from tests.proxy.process import (
 pytestmark = pytest.mark.e2e
 
 MiB = 1024 * 1024
-StartProxy = Callable[[dict[str, str]], ProxyProcess]
 
 
 def test_a_5_mib_line_gets_one_error_with_its_id_and_the_proxy_keeps_working(

@@ -9,7 +9,7 @@ import json
 import os
 import signal
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,14 +29,13 @@ from tests.jsonrpc_messages import (
 )
 from tests.proxy.process import (
     PinnedHub,
-    ProxyProcess,
+    StartProxy,
     encode,
     mcp_sessions,
     pinned_port,
     tool_text,
 )
 
-StartProxy = Callable[[dict[str, str]], ProxyProcess]
 Seen = tuple[str, str | None]  # (method, or "batch", and the Mcp-Session-Id sent)
 
 

@@ -2,7 +2,6 @@
 revision's HTTP transport wants and no session, so a late or restarted hub costs a stateless
 host nothing: no handshake to replay, no session to lose."""
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,10 +10,14 @@ import pytest
 from aletheia_proxy.stateless import header_value, routing_headers
 from aletheia_shared import jsonrpc
 from tests.helpers import stateless_message
-from tests.proxy.process import PinnedHub, ProxyProcess, encode, mcp_sessions, pinned_port
+from tests.proxy.process import (
+    PinnedHub,
+    StartProxy,
+    encode,
+    mcp_sessions,
+    pinned_port,
+)
 from tests.proxy.test_session_reopen import kill, proxy_env, sqlite_env
-
-StartProxy = Callable[[dict[str, str]], ProxyProcess]
 
 
 def call(name: str, arguments: dict[str, Any], request_id: int) -> dict[str, Any]:
