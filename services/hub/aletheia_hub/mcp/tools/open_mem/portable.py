@@ -12,15 +12,10 @@ from aletheia_hub.mcp.tools.common import ToolArgs
 from aletheia_hub.mcp.tools.open_mem import formats
 from aletheia_hub.mcp.tools.open_mem.common import SearchableType, owner_of
 from aletheia_hub.mcp.tools.open_mem.session_labels import session_labeller
-from aletheia_hub.store.portable import (
-    ImportMode,
-    ImportRefused,
-    Viewer,
-    build_document,
-    dump_document,
-    import_document,
-    parse_document,
-)
+
+# The store's import modes (store/portable/import_run.py), named here so that the tool's schema
+# is built without loading the importer: export and import load with their first call.
+ImportMode = Literal["skip", "merge", "replace"]
 
 
 class ExportArgs(ToolArgs):
@@ -35,6 +30,8 @@ class ExportArgs(ToolArgs):
 
 
 def mem_export(args: ExportArgs, ctx: ToolContext) -> str:
+    from aletheia_hub.store.portable import Viewer, build_document, dump_document
+
     document = build_document(
         session=ctx.session,
         project=ctx.project(None),
@@ -62,6 +59,8 @@ class ImportArgs(ToolArgs):
 
 
 def mem_import(args: ImportArgs, ctx: ToolContext) -> str:
+    from aletheia_hub.store.portable import ImportRefused, Viewer, import_document, parse_document
+
     document = parse_document(unwrap_recalled(args.payload))
     project = ctx.project(None)
     try:
