@@ -2,12 +2,10 @@
 
 import argparse
 import importlib
-import ssl
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, TypeAlias
+from typing import TYPE_CHECKING, Final, NamedTuple, TypeAlias
 
 from aletheia_hub.commands.store_error import StoreAccessError
 from aletheia_shared import __version__, env
@@ -80,6 +78,8 @@ def _tls_problem(cert: Path | None, key: Path | None) -> str | None:
             path.open("rb").close()
         except OSError as error:
             return f"{flag} {path}: cannot read it ({error.strerror or error})"
+    import ssl  # here: a command that serves nothing (a hook on every prompt) never needs it
+
     try:
         # An empty password: an encrypted key fails here instead of prompting on the terminal.
         ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER).load_cert_chain(cert, key, password=lambda: b"")
@@ -235,10 +235,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     if words[:1] and words[0] in _COMMANDS:  # that command's module alone
         runners = _runners(words[0])
         parser, commands = _command_parser()
-        for add_parsers in runners.parsers:
+        for add_parsers in runners.parsers.values():
             add_parsers(commands)
-    else:  # every command: --help, serve, or a mistake to name the choices for
-        runners = _runners()
+    else:  # --help, serve, or a mistake to name the choices for: every command, none loaded
+        runners = _Runners(parsers={}, by_name={})
         parser, serve_parser = _full_parser(runners)
     args = parser.parse_args(words)
     if args.command == "serve" and serve_parser is not None:
@@ -267,15 +267,23 @@ def _command_parser() -> tuple[argparse.ArgumentParser, Commands]:
 
 
 def _full_parser(runners: "_Runners") -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
-    """The `aletheia` parser with every command, and its `serve` command's parser."""
+    """The `aletheia` parser with every command, and its `serve` command's parser. A command
+    whose module `runners` did not load is named with its summary alone, which is all that
+    --help and a mistyped command show."""
     parser, commands = _command_parser()
     serve_parser = commands.add_parser("serve", help="run the local hub (like aletheia-server)")
     _add_listen_options(serve_parser)
     serve_parser.add_argument(
         "--quiet", action="store_true", help="do not print how to connect a host"
     )
-    for add_parsers in runners.parsers:
-        add_parsers(commands)
+    added: set[tuple[str, str]] = set()
+    for name, (module_name, add, _run) in _COMMANDS.items():
+        if (module_name, add) in runners.parsers:
+            if (module_name, add) not in added:  # adds every command of its module
+                runners.parsers[module_name, add](commands)
+                added.add((module_name, add))
+        else:
+            commands.add_parser(name, help=_SUMMARIES[name])
     return parser, serve_parser
 
 
@@ -304,9 +312,32 @@ _COMMANDS: Final = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class _Runners:
-    parsers: tuple[Callable[[Commands], None], ...]
+# What `aletheia --help` says of each command: listing them loads none of their modules.
+_SUMMARIES: Final = {
+    "mcp-link": "create, list and revoke team hub tokens",
+    "audit": "print the audit log of tool calls (never their arguments)",
+    "connect": "print the MCP server entry for a host (claude-code, cursor, codex, ...)",
+    "install": "add Aletheia to a host's MCP config (prints the diff; --write writes it)",
+    "uninstall": "take Aletheia (and its hooks) out of a host's config",
+    "rules": "write the enabled rules into hosts' instruction files (CLAUDE.md, AGENTS.md, ...)",
+    "hook": "run a host's session hook (reads the hook's JSON on stdin)",
+    "doctor": "check the store, the local hub, the proxy, Redis and each host's config",
+    "status": "list the hubs on this machine: port, pid, store, version, uptime, who started it",
+    "stop": "stop a hub on this machine (default: the one on ALETHEIA_PORT)",
+    "reindex": "embed memories and facts saved without a vector or with another model's",
+    "context": "write or remove the recent-memory block in the project's AGENTS.md",
+    "export": "write a project's memory as a versioned JSON document",
+    "import": "load an exported JSON document into a project",
+    "backup": "write a backup of the whole store to FILE",
+    "restore": "restore a backup FILE into an empty store",
+    "maintain": "prune old prompts and spent sessions, optimize search, vacuum, analyze, "
+    "checkpoint the WAL",
+}
+
+
+class _Runners(NamedTuple):  # not a dataclass: --help would import dataclasses for it
+    # Each module's parser adder, by (module, adder): one may add several commands.
+    parsers: dict[tuple[str, str], Callable[[Commands], None]]
     by_name: dict[str, Callable[[argparse.Namespace], int]]
 
 
@@ -321,4 +352,4 @@ def _runners(only: str | None = None) -> _Runners:
         module = importlib.import_module(f"aletheia_hub.commands.{module_name}")
         parsers.setdefault((module_name, add), getattr(module, add))
         by_name[name] = getattr(module, run)
-    return _Runners(parsers=tuple(parsers.values()), by_name=by_name)
+    return _Runners(parsers=parsers, by_name=by_name)

@@ -9,9 +9,7 @@ from aletheia_hub.store.audit import LOCAL, list_calls
 
 
 def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
-    audit = commands.add_parser(
-        "audit", help="print the audit log of tool calls (never their arguments)"
-    )
+    audit = commands.add_parser("audit")
     audit.add_argument("--since", help="ISO date, date-time or epoch ms")
     audit.add_argument(
         "--token", help=f"only this token id ({LOCAL}: the local user's calls, without a token)"

@@ -22,7 +22,6 @@ FORMATS = ("auto", "native", "json")
 def add_parsers(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     backup = commands.add_parser(
         "backup",
-        help="write a backup of the whole store to FILE",
         description=(
             "Back up every table of the store while hubs keep serving it. SQLite: a copy made "
             "with SQLite's online backup API (a store file you can open). PostgreSQL: pg_dump's "
@@ -41,7 +40,6 @@ def add_parsers(commands: "argparse._SubParsersAction[argparse.ArgumentParser]")
     add_store_options(backup)
     restore = commands.add_parser(
         "restore",
-        help="restore a backup FILE into an empty store",
         description=(
             "Restore a file written by `aletheia backup` into a store that holds nothing yet "
             "(a new --hub-db file, an empty PostgreSQL database or schema); a store with rows "

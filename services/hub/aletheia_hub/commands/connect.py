@@ -18,7 +18,6 @@ from aletheia_hub.hosts.entries import Remote, build_entry, entry_path
 def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     connect = commands.add_parser(
         "connect",
-        help="print the MCP server entry for a host (claude-code, cursor, codex, ...)",
         description="Print the entry `aletheia install` would write for the host: "
         "aletheia-mcp with what this environment sets to reach its hub and store, or a team "
         "hub's entry with --hub-url and --token. Nothing is written.",

@@ -17,7 +17,6 @@ ACTIONS: Final[tuple[Action, ...]] = ("dry-run", "rebuild", "clean", "purge")
 def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     context = commands.add_parser(
         "context",
-        help="write or remove the recent-memory block in the project's AGENTS.md",
         description=(
             "Keep a block of recent memories by folder between <!-- aletheia-context --> markers "
             "in AGENTS.md at the project root. dry-run prints the diff rebuild would apply; "

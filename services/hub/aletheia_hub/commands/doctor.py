@@ -39,7 +39,6 @@ def mark(check: Check) -> str:
 def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     commands.add_parser(
         "doctor",
-        help="check the store, the local hub, the proxy, Redis and each host's config",
         description="Check this machine's Aletheia setup, one line per check: ok, FIX (with "
         "the command that fixes it) or -- (not set up, with the command that sets it up). "
         "Exits 1 when something needs fixing.",

@@ -15,7 +15,6 @@ from aletheia_shared import env
 def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     parser = commands.add_parser(
         "hook",
-        help="run a host's session hook (reads the hook's JSON on stdin)",
         description="Run by a host's hooks (see `aletheia install claude-code --hooks`). "
         "session-start prints the session-start context as the hook's additional context; "
         "user-prompt records the prompt, redacted, as a session request (text inside "

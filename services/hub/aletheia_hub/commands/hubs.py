@@ -13,7 +13,6 @@ from aletheia_shared import env
 def add_parsers(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     status = commands.add_parser(
         "status",
-        help="list the hubs on this machine: port, pid, store, version, uptime, who started it",
         description="List the hubs of this machine: those its runtime folder lists (every "
         "hub, local or team, whatever its data dir or port), those the data dir records, and "
         f"the hub on ALETHEIA_PORT (default {env.DEFAULT_PORT}), each asked on /healthz. A "
@@ -24,7 +23,6 @@ def add_parsers(commands: "argparse._SubParsersAction[argparse.ArgumentParser]")
     status.add_argument("--json", action="store_true", help="print a JSON list instead")
     stop = commands.add_parser(
         "stop",
-        help="stop a hub on this machine (default: the one on ALETHEIA_PORT)",
         description="Stop a hub cleanly: SIGTERM to the pid its /healthz names, once that "
         "process is seen to hold the port; SIGKILL only if it has not exited by the timeout. "
         "Exits 1 when there is nothing to stop.",

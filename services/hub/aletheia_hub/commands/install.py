@@ -34,7 +34,6 @@ def add_parsers(commands: "argparse._SubParsersAction[argparse.ArgumentParser]")
     hooked = ", ".join(key for key, host in HOSTS.items() if host.hook_settings)
     parser = commands.add_parser(
         "install",
-        help="add Aletheia to a host's MCP config (prints the diff; --write writes it)",
         description="Add the aletheia server to the host's user config, merged with what is "
         "there (other servers, settings and comments kept), written atomically beside a "
         "backup of the old file. The entry carries what this environment sets to reach its "
@@ -53,7 +52,6 @@ def add_parsers(commands: "argparse._SubParsersAction[argparse.ArgumentParser]")
     parser.add_argument("--token", help="the bearer token for the team hub (with --remote)")
     uninstall = commands.add_parser(
         "uninstall",
-        help="take Aletheia (and its hooks) out of a host's config",
         description="Remove the aletheia server entry and our hooks from the host's user "
         "config; nothing else is touched, and a file install created goes once nothing else "
         "is in it. Without --write, print the diff.",

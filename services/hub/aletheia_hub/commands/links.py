@@ -10,7 +10,7 @@ from aletheia_hub.store.db import Database
 
 
 def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
-    link = commands.add_parser("mcp-link", help="create, list and revoke team hub tokens")
+    link = commands.add_parser("mcp-link")
     actions = link.add_subparsers(dest="action", required=True, metavar="ACTION")
     create = actions.add_parser(
         "create", help="create a token; it is printed once, alone on the last line of stdout"

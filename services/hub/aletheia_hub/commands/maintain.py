@@ -12,8 +12,6 @@ from aletheia_hub.store.housekeeping import STEPS, capture_step
 def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     maintain = commands.add_parser(
         "maintain",
-        help="prune old prompts and spent sessions, optimize search, vacuum, analyze, "
-        "checkpoint the WAL",
         description=(
             "Keep the store small and fast: delete captured prompts beyond the capture limits "
             "(ALETHEIA_CAPTURE_MAX_AGE_DAYS and the others, as the hub reads them), "

@@ -26,7 +26,6 @@ LARGE_IMPORT: Final = 200
 def add_parsers(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     export = commands.add_parser(
         "export",
-        help="write a project's memory as a versioned JSON document",
         description=(
             "Export every observation of a project (with revisions, lineage and tombstones), "
             "its facts, rules and work-state lists as one JSON document (format "
@@ -40,7 +39,6 @@ def add_parsers(commands: "argparse._SubParsersAction[argparse.ArgumentParser]")
     add_store_options(export)
     imports = commands.add_parser(
         "import",
-        help="load an exported JSON document into a project",
         description=(
             "Import a document made by aletheia export or mem-export, in one transaction: a "
             "bad document writes nothing. skip keeps what the project holds; merge also adds "

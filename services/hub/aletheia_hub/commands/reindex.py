@@ -16,7 +16,6 @@ from aletheia_hub.store.vectors import count_pending
 def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     reindex = commands.add_parser(
         "reindex",
-        help="embed memories and facts saved without a vector or with another model's",
         description=(
             "Embed what has no vector of the current embedding model (saved before the model "
             "was installed, or embedded by another model). A running hub does this by itself; "

@@ -15,7 +15,6 @@ from aletheia_shared.project import project_key
 def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     rules = commands.add_parser(
         "rules",
-        help="write the enabled rules into hosts' instruction files (CLAUDE.md, AGENTS.md, ...)",
         description="Rules kept in Aletheia, written where each host reads instructions.",
     )
     actions = rules.add_subparsers(dest="rules_action", required=True, metavar="ACTION")
