@@ -5,7 +5,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from aletheia_hub.embed.model import Embedder, load_embedder
-from aletheia_hub.embed.openai_compatible import OpenAICompatibleEmbedder, shown_url
 from aletheia_hub.settings import Settings
 
 
@@ -21,6 +20,9 @@ def embedder_choice(settings: Settings) -> EmbedderChoice:
     url, model = settings.embedder_url, settings.embedder_model
     if settings.embedder != "openai-compatible" or not url or not model:
         return EmbedderChoice(load_embedder, None)
+    # Here, not at import: its HTTP client (httpx) is no part of a hub with the packaged model.
+    from aletheia_hub.embed.openai_compatible import OpenAICompatibleEmbedder, shown_url
+
     key = settings.embedder_api_key
 
     def connect(_threads: int, _runs: int) -> Embedder:

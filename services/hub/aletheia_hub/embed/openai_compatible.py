@@ -19,6 +19,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from aletheia_hub.embed.breaker import CircuitBreaker, EmbedderUnavailable
+from aletheia_hub.embed.model import QUESTION_SECONDS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -32,7 +33,6 @@ BATCH_SIZE: Final = 32  # texts per request (text-embeddings-inference's default
 MAX_INPUT_CHARS: Final = 2_000
 CONNECT_SECONDS: Final = 5.0
 BATCH_SECONDS: Final = 60.0  # a CPU server may take seconds for a batch of long texts
-QUESTION_SECONDS: Final = 10.0  # a search waits at most this long for its question's vector
 ATTEMPTS: Final = 3  # per batch; a question gets one
 FIRST_BACKOFF_SECONDS: Final = 0.5
 ERROR_EXCERPT: Final = 200

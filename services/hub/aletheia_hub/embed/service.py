@@ -24,8 +24,7 @@ from aletheia_hub.clock import now_ms
 from aletheia_hub.embed.backlog import Backlog
 from aletheia_hub.embed.breaker import EmbedderUnavailable
 from aletheia_hub.embed.burst import Burst
-from aletheia_hub.embed.model import INSTALL_HINT, Embedder, load_embedder
-from aletheia_hub.embed.openai_compatible import QUESTION_SECONDS
+from aletheia_hub.embed.model import INSTALL_HINT, QUESTION_SECONDS, Embedder, load_embedder
 from aletheia_hub.heap import trim_heap
 from aletheia_hub.store.claims import Key, claim, release, shared
 from aletheia_hub.store.db import Database
