@@ -30,12 +30,12 @@ from aletheia_hub.embed.model import Embedder, MiniLmEmbedder
 from aletheia_hub.embed.openai_compatible import OpenAICompatibleEmbedder
 from aletheia_hub.embed.service import SemanticSearch
 from aletheia_hub.store.db import Database
-from aletheia_hub.store.search import SearchQuery
-from aletheia_hub.store.search.hybrid import hybrid_search
+from aletheia_hub.store.search import SearchQuery, SearchService
 
 MODES: Final = ("vector", "hybrid")
 DEPTH: Final = 10
 SERVED_MODEL: Final = "minilm-over-http"
+SEARCH = SearchService()  # this benchmark's search state
 
 
 def serve(embedder: MiniLmEmbedder) -> tuple[ThreadingHTTPServer, str]:
@@ -78,7 +78,7 @@ def ranked(
         for number, question in enumerate(questions):
             query = SearchQuery(text=question.text, projects=[PROJECT], limit=DEPTH)
             with db.read_session() as session:
-                result = hybrid_search(session=session, query=query, semantic=semantic, mode=mode)
+                result = SEARCH.hybrid(session=session, query=query, semantic=semantic, mode=mode)
             found[mode, number] = [hit.id for hit in result.result.memories]
     return found
 

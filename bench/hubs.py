@@ -13,7 +13,7 @@ from typing import Final
 import httpx
 
 from aletheia_hub.store.db import Database
-from aletheia_hub.store.search import postings_registry
+from aletheia_hub.store.search import SearchService, postings_registry
 
 BIN: Final = Path(sys.executable).parent
 READY_SECONDS: Final = 60
@@ -54,14 +54,18 @@ def _ready(url: str) -> bool:
     return False
 
 
+# The search state of a benchmark process: postings read_postings reads serve its searches.
+SEARCH = SearchService()
+
+
 def read_postings(store: str) -> float | None:
-    """Read the store's postings into this process (see postings_registry): seconds taken, or None
-    when the store is too small to get them."""
+    """Read the store's postings into this process's SEARCH (see postings_registry): seconds
+    taken, or None when the store is too small to get them."""
     db = Database(store)
     try:
         with db.read_session() as session:
             start = time.perf_counter()
-            held = postings_registry.build(session)
+            held = SEARCH.build_postings(session)
             return time.perf_counter() - start if held is not None else None
     finally:
         db.dispose()

@@ -19,7 +19,7 @@ the mean of 1/rank of the first gold memory in the first 10; p50 and p99, millis
 search (store: one read session and search(); http: one tools/call round trip), which are
 noisy on a shared machine.
 
-Modes: the store path calls the hub's hybrid_search with the mode, the HTTP path passes the
+Modes: the store path calls SearchService.hybrid with the mode, the HTTP path passes the
 search tool's `mode` argument. Vectors are made once per cached store before measuring. A
 mode that is refused, or that answers every probe question exactly as keyword search does
 (a quiet fallback), prints n/a with the reason. Building 100,000 memories takes
@@ -55,7 +55,7 @@ from unittest.mock import patch
 import httpx
 import retrieval_chat
 from alembic.script import ScriptDirectory
-from hubs import read_postings, running_hub, wait_for_postings
+from hubs import SEARCH, read_postings, running_hub, wait_for_postings
 from retrieval_data import BASE_SIZE, KINDS, Corpus, Question, build_corpus
 from retrieval_shared import (
     CHAT_SOURCES,
@@ -77,7 +77,6 @@ from aletheia_hub.store import memory_rows
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import MIGRATIONS_DIR, upgrade_to_head
 from aletheia_hub.store.search import SearchQuery
-from aletheia_hub.store.search.hybrid import hybrid_search
 
 BIN: Final = Path(sys.executable).parent
 GENERATOR: Final = Path(__file__).with_name("retrieval_data")
@@ -181,7 +180,7 @@ def store_search(
     def run(text: str) -> list[int]:
         query = SearchQuery(text=text, projects=[PROJECT], limit=DEPTH)
         with db.read_session() as session:
-            found = hybrid_search(session=session, query=query, semantic=model, mode=mode)
+            found = SEARCH.hybrid(session=session, query=query, semantic=model, mode=mode)
             return [hit.id for hit in found.result.memories]
 
     try:

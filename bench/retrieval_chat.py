@@ -23,7 +23,7 @@ from unittest.mock import patch
 
 import httpx
 from alembic.script import ScriptDirectory
-from hubs import running_hub
+from hubs import SEARCH, running_hub
 from retrieval_data.conversations import (
     CATEGORIES,
     ChatQuestion,
@@ -49,7 +49,6 @@ from aletheia_hub.store import memory_rows
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import MIGRATIONS_DIR, upgrade_to_head
 from aletheia_hub.store.search import SearchQuery
-from aletheia_hub.store.search.hybrid import hybrid_search
 
 GENERATOR: Final = Path(__file__).with_name("retrieval_data")
 SPLITS: Final = ("tune", "test")
@@ -126,7 +125,7 @@ def store_ask(db: Database, semantic: SemanticSearch | str, mode: str) -> Ask | 
     def run(text: str, project: str) -> list[int]:
         query = SearchQuery(text=text, projects=[project], limit=DEPTH)
         with db.read_session() as session:
-            found = hybrid_search(session=session, query=query, semantic=model, mode=mode)
+            found = SEARCH.hybrid(session=session, query=query, semantic=model, mode=mode)
             return [hit.id for hit in found.result.memories]
 
     return run

@@ -49,9 +49,9 @@ from aletheia_hub.store import memories
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import upgrade_to_head
 from aletheia_hub.store.pgvector import VectorColumn, ensure_hnsw, extension_schema, plan
-from aletheia_hub.store.pgvector import search as pg_search
 from aletheia_hub.store.pgvector.rows import COPY_SQL, VectorRow, copy_data
-from aletheia_hub.store.search import search
+from aletheia_hub.store.search import SearchService
+from aletheia_hub.store.search import pgvector_nearest as pg_search
 from aletheia_hub.store.search.model import SearchQuery
 from aletheia_hub.store.search.terms import index_terms
 from aletheia_hub.store.vectors import save_vectors
@@ -63,6 +63,7 @@ URL: Final = "postgresql+psycopg://postgres@127.0.0.1:5432/{}?options=-csearch_p
 MODEL: Final = "all-MiniLM-L6-v2-int8"  # the vectors are labelled as the hub's model's
 DIMENSION: Final = 384
 TOPICS: Final = 2_000
+SEARCH = SearchService()  # this benchmark's search state
 SUBTOPICS: Final = 50_000
 BLENDED: Final = 3  # topics a subtopic blends
 SUBTOPIC_SPREAD: Final = 0.4  # a subtopic's offset from its blend (norms relative to 1)
@@ -600,7 +601,7 @@ def store_keyword(size: int, url: str, count: int) -> list[str]:
 
     def run(probe: Any) -> None:
         with db.read_session() as session:
-            search(session=session, query=probe.query())
+            SEARCH.search(session=session, query=probe.query())
 
     for probe in asked[:20]:  # warm-up, untimed
         run(probe)

@@ -33,15 +33,14 @@ from unittest.mock import patch
 
 import httpx
 import psycopg
-from hubs import read_postings, running_hub, wait_for_postings
+from hubs import SEARCH, read_postings, running_hub, wait_for_postings
 from sqlalchemy.engine import make_url
 
 from aletheia_hub.clock import now_ms
 from aletheia_hub.store import memories, memory_rows
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import upgrade_to_head
-from aletheia_hub.store.search import SearchQuery, search
-from aletheia_hub.store.search.engine import rank_every_match
+from aletheia_hub.store.search import SearchQuery
 from aletheia_hub.store.search.model import Order
 
 BIN: Final = Path(sys.executable).parent
@@ -191,7 +190,7 @@ def store_path(url: str, queries: list[Probe]) -> list[float]:
 
     def run(probe: Probe) -> None:
         with db.read_session() as session:
-            search(session=session, query=probe.query())
+            SEARCH.search(session=session, query=probe.query())
 
     try:
         return timed(run, queries[:WARMUP], queries)
@@ -209,8 +208,8 @@ def exactness(url: str, queries: list[Probe]) -> tuple[int, int]:
             if query.order != "relevance":
                 continue
             with db.read_session() as session:
-                found = search(session=session, query=query).memories
-                expected = rank_every_match(session=session, query=query)
+                found = SEARCH.search(session=session, query=query).memories
+                expected = SEARCH.rank_every_match(session=session, query=query)
             total += 1
             equal += [(h.id, h.keyword_score) for h in found] == [
                 (h.id, h.keyword_score) for h in expected

@@ -28,7 +28,7 @@ from aletheia_hub.settings import Settings
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.identity import store_id
 from aletheia_hub.store.migrate import upgrade_to_head
-from aletheia_hub.store.search import postings_registry
+from aletheia_hub.store.search import SearchService
 from aletheia_shared import __version__
 
 # Each tool set is mounted at its own path, answered by its own dispatcher.
@@ -44,7 +44,7 @@ def create_app(settings: Settings, tool_sets: Sequence[ToolSet] = TOOL_SETS) -> 
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await run_in_threadpool(upgrade_to_head, db.engine)
         semantic.start()  # the model loads in the background: the hub answers at once
-        await run_in_threadpool(_start_postings, db)  # likewise, on a large SQLite store
+        await run_in_threadpool(_start_postings, db, search)  # likewise, on a large SQLite store
         # Read once: /healthz names the store on every probe and must stay cheap.
         app.state.store_id = await run_in_threadpool(_read_store_id, db)
         # Startup objects live as long as the process: keep them out of full GC passes,
@@ -54,6 +54,7 @@ def create_app(settings: Settings, tool_sets: Sequence[ToolSet] = TOOL_SETS) -> 
             yield
         finally:
             semantic.stop()
+            search.stop()
             db.dispose()
 
     app = FastAPI(
@@ -80,10 +81,12 @@ def create_app(settings: Settings, tool_sets: Sequence[ToolSet] = TOOL_SETS) -> 
         question_seconds=settings.embedder_question_seconds,
     )
     app.state.semantic = semantic
+    # The postings of a large SQLite store and the threads that embed questions: this app's.
+    app.state.search = search = SearchService()
     app.state.metrics = recorder = Metrics()
     app.state.activity = activity = Activity()  # uptime, and idle time for the idle exit
     dispatchers = [
-        Dispatcher(db=db, tool_set=tool_set, semantic=semantic, recorder=recorder)
+        Dispatcher(db=db, tool_set=tool_set, search=search, semantic=semantic, recorder=recorder)
         for tool_set in tool_sets
     ]
     app.state.rate_limiter = (
@@ -118,9 +121,9 @@ def create_app(settings: Settings, tool_sets: Sequence[ToolSet] = TOOL_SETS) -> 
     return app
 
 
-def _start_postings(db: Database) -> None:
+def _start_postings(db: Database, search: SearchService) -> None:
     with db.read_session() as session:
-        postings_registry.start(session)
+        search.start(session)
 
 
 def _host_rule_files(cwd: Path, project: str | None) -> ToolFiles:

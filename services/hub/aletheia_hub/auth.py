@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from aletheia_hub.redact import holds_secret, redact_name
-from aletheia_hub.store.search.model import USER_SCOPE
+from aletheia_hub.store.scope import USER_SCOPE
 
 Access = Literal["read", "write"]
 ALL_PROJECTS: Final = "*"

@@ -26,8 +26,7 @@ from aletheia_hub.embed.service import SemanticSearch
 from aletheia_hub.settings import Settings
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import upgrade_to_head
-from aletheia_hub.store.search import SearchQuery
-from aletheia_hub.store.search.hybrid import Mode, hybrid_search
+from aletheia_hub.store.search import Mode, SearchQuery, SearchService
 from tests.conftest import BIN, process_env
 from tests.helpers import McpHttpClient
 from tests.hub.embed.embedding_server import EmbeddingServer, embedding_server
@@ -97,16 +96,16 @@ def saved_notes(db: Database) -> list[int]:
 
 
 def ranked(db: Database, semantic: SemanticSearch, question: str, mode: Mode) -> list[int]:
-    with db.read_session() as session:
+    with db.read_session() as session, SearchService() as search:
         query = SearchQuery(text=question, projects=["shop"], limit=10)
-        found = hybrid_search(session=session, query=query, semantic=semantic, mode=mode)
+        found = search.hybrid(session=session, query=query, semantic=semantic, mode=mode)
     return [hit.id for hit in found.result.memories]
 
 
 def note_of(db: Database, semantic: SemanticSearch, question: str) -> str | None:
-    with db.read_session() as session:
+    with db.read_session() as session, SearchService() as search:
         query = SearchQuery(text=question, projects=["shop"], limit=10)
-        return hybrid_search(session=session, query=query, semantic=semantic, mode="hybrid").note
+        return search.hybrid(session=session, query=query, semantic=semantic, mode="hybrid").note
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,7 @@ import pytest
 
 from aletheia_hub.embed.model import missing_parts
 from aletheia_hub.embed.service import SemanticSearch
-from aletheia_hub.store.search import SearchQuery
-from aletheia_hub.store.search.hybrid import hybrid_search
+from aletheia_hub.store.search import SearchQuery, SearchService
 from tests.hub.store.bulk import NewMemory, save_many, store_on
 
 pytestmark = pytest.mark.skipif(bool(missing_parts()), reason="the embed extra is not installed")
@@ -45,8 +44,8 @@ def embedded_for(semantic: SemanticSearch, monkeypatch: pytest.MonkeyPatch, text
         return original(question)
 
     monkeypatch.setattr(semantic, "query_vector", recorded)
-    with semantic.db.read_session() as session:
-        hybrid_search(
+    with semantic.db.read_session() as session, SearchService() as search:
+        search.hybrid(
             session=session,
             query=SearchQuery(text=text, projects=["shop"]),
             semantic=semantic,

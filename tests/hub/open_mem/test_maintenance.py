@@ -13,6 +13,7 @@ from aletheia_hub.mcp.tools.open_mem.maintenance import MaintenanceArgs, mainten
 from aletheia_hub.store import memories
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import upgrade_to_head
+from aletheia_hub.store.search import SearchService
 
 TEAM_CALLER = Principal(token_id="tok_1", scope="admin", projects=None)
 
@@ -59,6 +60,7 @@ def call(
             caller_tool="tests",
             default_project=project,
             session_id=None,
+            search=SearchService(),
             caller_folder=None if folder is None else str(folder),
         )
         return maintenance(MaintenanceArgs.model_validate({"action": action}), ctx)

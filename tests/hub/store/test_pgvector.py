@@ -16,8 +16,8 @@ from aletheia_hub.store.backup.logical import read_header, restore_logical, writ
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import head_revision, migrate_connection, upgrade_to_head
 from aletheia_hub.store.pgvector import VectorColumn, ensure_hnsw, extension_schema, plan
-from aletheia_hub.store.pgvector import search as pg_search
 from aletheia_hub.store.pgvector.schema import hnsw_state
+from aletheia_hub.store.search import pgvector_nearest as pg_search
 from aletheia_hub.store.search.model import SearchQuery
 from aletheia_hub.store.vectors import save_vectors
 from tests.conftest import fresh_postgres_schema

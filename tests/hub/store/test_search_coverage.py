@@ -7,11 +7,14 @@ from pathlib import Path
 import pytest
 
 from aletheia_hub.store.db import Database
-from aletheia_hub.store.search import SearchQuery, search
+from aletheia_hub.store.search import SearchQuery, SearchService
 from aletheia_hub.store.search.coverage import term_coverage
-from aletheia_hub.store.search.engine import holding_every_term
-from aletheia_hub.store.search.hybrid import hybrid_search
 from tests.hub.store.bulk import NewMemory, save_many, store_on
+
+# This module's search state: the postings of a large store, and the question threads.
+SEARCH = SearchService()
+search, holding_every_term, hybrid = SEARCH.search, SEARCH.holding_every_term, SEARCH.hybrid
+
 
 MEMORIES = (
     NewMemory("shop", "Billing worker on Redis streams", "The billing worker reads Redis streams."),
@@ -117,7 +120,7 @@ def test_keyword_search_puts_the_memory_holding_every_word_first(
     database, target = near_copies
     query = SearchQuery(text="gunicorn worker zebra", limit=5)
     with database.read_session() as session:
-        found = hybrid_search(session=session, query=query, semantic=None, mode="keyword")
+        found = hybrid(session=session, query=query, semantic=None, mode="keyword")
     assert found.result.memories[0].id == target
 
 

@@ -9,9 +9,13 @@ from typing import Any
 import pytest
 
 from aletheia_hub.store.db import Database
-from aletheia_hub.store.search import SearchQuery, engine, maxscore, search
-from aletheia_hub.store.search.engine import rank_every_match
+from aletheia_hub.store.search import SearchQuery, SearchService, engine, maxscore
 from tests.hub.store.bulk import BASE_MS, MINUTE_MS, NewMemory, save_many, store_on
+
+# This module's search state: the postings of a large store, and the question threads.
+SEARCH = SearchService()
+search, rank_every_match = SEARCH.search, SEARCH.rank_every_match
+
 
 MEMORIES = 2_400
 QUESTIONS = 160

@@ -13,12 +13,17 @@ from sqlalchemy import text
 
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import upgrade_to_head
-from aletheia_hub.store.search import SearchQuery, pg_reading, pg_stats, search
-from aletheia_hub.store.search.engine import rank_every_match, reachable
+from aletheia_hub.store.search import SearchQuery, SearchService, pg_reading, pg_stats
+from aletheia_hub.store.search.engine import reachable
 from aletheia_hub.store.search.pg_reading import EVERY_MATCH, Reading
 from aletheia_hub.store.search.pg_stats import ValueStats
 from tests.hub.store.bulk import NewMemory, save_many, store_on
 from tests.hub.store.pg_database import database_without_pgvector
+
+# This module's search state: the postings of a large store, and the question threads.
+SEARCH = SearchService()
+search, rank_every_match = SEARCH.search, SEARCH.rank_every_match
+
 
 MILLION: Final = 1_000_000
 PROJECTS = ValueStats(MILLION, {"web": 0.2, "api": 0.1}, 0.0005)

@@ -52,7 +52,7 @@ def test_frequencies_come_from_the_statistics_once_analysed(
         with db.write_session() as session:
             save_many(session, notes())
         with db.read_session() as session:  # never analysed: every count is exact
-            assert postgres_backend.document_frequency(session, "deploy", COUNT + 1) == COUNT
+            assert postgres_backend.document_frequency(session, "deploy", COUNT + 1, None) == COUNT
         monkeypatch.setattr(pg_stats, "STATS_MIN_ROWS", 1_000)
         with db.engine.begin() as connection:
             # A short list of the most common lexemes, as a big store's: walrus falls outside.
@@ -69,9 +69,11 @@ def test_frequencies_come_from_the_statistics_once_analysed(
             # From the statistics, capped as a count would be; no match is read.
             with monkeypatch.context() as no_counts:
                 no_counts.setattr(postgres_backend.driver, "scalar", refuse_to_count)
-                assert postgres_backend.document_frequency(session, "deploy", COUNT + 1) == COUNT
-                assert postgres_backend.document_frequency(session, "deploy", 500) == 500
-                rollback = postgres_backend.document_frequency(session, "rollback", COUNT + 1)
+                assert (
+                    postgres_backend.document_frequency(session, "deploy", COUNT + 1, None) == COUNT
+                )
+                assert postgres_backend.document_frequency(session, "deploy", 500, None) == 500
+                rollback = postgres_backend.document_frequency(session, "rollback", COUNT + 1, None)
                 assert abs(rollback - COUNT // 10) <= COUNT // 50
             # Outside the list: counted in the word index, never past the rarest listed share.
             assert "walrus" not in shares
@@ -79,10 +81,10 @@ def test_frequencies_come_from_the_statistics_once_analysed(
                 index_only.setattr(
                     postgres_backend.driver, "scalar", refuse_row_counts(pg_stats.driver.scalar)
                 )
-                assert postgres_backend.document_frequency(session, "zebra", COUNT + 1) == 1
-                assert postgres_backend.document_frequency(session, "walrus", COUNT + 1) == 3
-                assert postgres_backend.document_frequency(session, "walrus", 2) == 2
-                assert postgres_backend.document_frequency(session, "quokka", COUNT + 1) == 0
+                assert postgres_backend.document_frequency(session, "zebra", COUNT + 1, None) == 1
+                assert postgres_backend.document_frequency(session, "walrus", COUNT + 1, None) == 3
+                assert postgres_backend.document_frequency(session, "walrus", 2, None) == 2
+                assert postgres_backend.document_frequency(session, "quokka", COUNT + 1, None) == 0
             # The planner's choices are as they were.
             assert session.execute(text("SHOW enable_seqscan")).scalar_one() == "on"
             assert rarest <= shares["rollback"]

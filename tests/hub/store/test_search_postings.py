@@ -16,13 +16,17 @@ from fastapi.testclient import TestClient
 from aletheia_hub.app import create_app
 from aletheia_hub.settings import Settings
 from aletheia_hub.store.db import Database
-from aletheia_hub.store.search import SearchQuery, postings, postings_registry, search
-from aletheia_hub.store.search.engine import holding_every_term, rank_every_match
-from aletheia_hub.store.search.postings_registry import held_memories
+from aletheia_hub.store.search import SearchQuery, SearchService, postings, postings_registry
 from tests.conftest import prefill_store
 from tests.helpers import McpHttpClient
 from tests.hub.store.bulk import NewMemory, save_many, store_on
 from tests.hub.store.test_search_exactness import generated, questions, vocabulary
+
+# This module's search state; each test drops the postings it read.
+SEARCH = SearchService()
+registry = SEARCH.postings
+search, rank_every_match = SEARCH.search, SEARCH.rank_every_match
+holding_every_term, held_memories = SEARCH.holding_every_term, SEARCH.held_memories
 
 
 @pytest.fixture(scope="module")
@@ -42,12 +46,12 @@ def held(generated_store: tuple[Database, list[SearchQuery]]) -> Iterator[Databa
     """The generated store with its postings read (whatever its size); dropped afterwards."""
     database, _ = generated_store
     with database.read_session() as session:
-        assert postings_registry.build(session, minimum=0) is not None
+        assert registry.build(session, minimum=0) is not None
     try:
         yield database
     finally:
         with database.read_session() as session:
-            postings_registry.forget(session)
+            registry.forget(session)
 
 
 def ranked(hits: list) -> list[tuple[int, float | None]]:
@@ -86,13 +90,13 @@ def test_memories_holding_every_word_rank_as_fts5_ranks_them(
     ]
     with database.read_session() as session:
         expected = [holding_every_term(session=session, query=q, limit=20) for q in several]
-        postings_registry.build(session, minimum=0)
+        registry.build(session, minimum=0)
     try:
         with database.read_session() as session:
             found = [holding_every_term(session=session, query=q, limit=20) for q in several]
     finally:
         with database.read_session() as session:
-            postings_registry.forget(session)
+            registry.forget(session)
     assert [ranked(hits) for hits in found] == [ranked(hits) for hits in expected]
     assert sum(1 for hits in expected if hits) >= 6
 
@@ -107,13 +111,13 @@ def test_searches_by_date_find_what_fts5_finds_in_the_same_order(
     ]
     with database.read_session() as session:
         expected = [search(session=session, query=query).memories for query in dated]
-        postings_registry.build(session, minimum=0)
+        registry.build(session, minimum=0)
     try:
         with database.read_session() as session:
             found = [search(session=session, query=query).memories for query in dated]
     finally:
         with database.read_session() as session:
-            postings_registry.forget(session)
+            registry.forget(session)
     assert found == expected
     assert all(hit.keyword_score is None for hits in found for hit in hits)
     assert sum(1 for hits in expected if len(hits) == 10) >= len(dated) // 3
@@ -136,22 +140,20 @@ def test_edge_queries_answer_as_fts5_answers_them(
     ]
     with database.read_session() as session:
         expected = [ranked(search(session=session, query=query).memories) for query in edges]
-        postings_registry.build(session, minimum=0)
+        registry.build(session, minimum=0)
     try:
         with database.read_session() as session:
             found = [ranked(search(session=session, query=query).memories) for query in edges]
     finally:
         with database.read_session() as session:
-            postings_registry.forget(session)
+            registry.forget(session)
     assert found == expected
     assert [len(hits) > 0 for hits in found] == [False, True, False, False, True, True, False, True]
 
 
 def test_a_memory_saved_after_the_postings_were_read_is_found(held: Database) -> None:
     with held.read_session() as session:
-        assert (
-            postings_registry.postings_for(session) is not None
-        )  # caught up with every earlier row
+        assert registry.postings_for(session) is not None  # caught up with every earlier row
         before = held_memories(session)
     with held.write_session() as session:
         (new_id,) = save_many(session, [NewMemory("shop", "zyxwo quartz", "saved later")])
@@ -169,9 +171,9 @@ def test_rows_a_session_has_not_committed_are_searched_without_the_postings(
         (new_id,) = save_many(session, [NewMemory("shop", "qwvutsr draft", "not yet committed")])
         hits = search(session=session, query=SearchQuery(text="qwvutsr")).memories
         assert [hit.id for hit in hits] == [new_id]
-        assert postings_registry.postings_for(session) is None
+        assert registry.postings_for(session) is None
     with held.read_session() as session:
-        assert postings_registry.postings_for(session) is not None  # committed now: caught up
+        assert registry.postings_for(session) is not None  # committed now: caught up
 
 
 def test_a_store_replaced_by_a_smaller_one_drops_its_postings(tmp_path: Path) -> None:
@@ -184,7 +186,7 @@ def test_a_store_replaced_by_a_smaller_one_drops_its_postings(tmp_path: Path) ->
         with database.write_session() as session:
             save_many(session, [NewMemory("shop", f"later plum {n}", "second") for n in range(30)])
         with database.read_session() as session:
-            assert postings_registry.build(session, minimum=0) is not None
+            assert registry.build(session, minimum=0) is not None
         try:
             with sqlite3.connect(tmp_path / "search.db") as live:
                 backup.backup(live)  # a restore of the smaller store, in place
@@ -196,7 +198,7 @@ def test_a_store_replaced_by_a_smaller_one_drops_its_postings(tmp_path: Path) ->
                 assert held_memories(session) == 0
         finally:
             with database.read_session() as session:
-                postings_registry.forget(session)
+                registry.forget(session)
 
 
 def test_the_hub_reads_a_large_stores_postings_by_itself_and_searches_with_them(
@@ -221,7 +223,57 @@ def test_the_hub_reads_a_large_stores_postings_by_itself_and_searches_with_them(
         assert after == before
         assert after.index("plum jam") < after.index("plum tart recipe") < after.index("pear")
         with Database(settings.resolved_database_url()).read_session() as session:
-            postings_registry.forget(session)
+            registry.forget(session)
+
+
+def test_two_apps_on_one_store_keep_postings_of_their_own(
+    tmp_path: Path, sqlite_template: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each app's search service holds its own postings: one app reading a store's postings
+    leaves another app on the same store without them, and their answers agree."""
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'hub.db'}", data_dir=tmp_path)
+    prefill_store(sqlite_template, settings.resolved_database_url())
+    monkeypatch.setattr(postings_registry, "RECOUNT_SECONDS", 0.0)
+    monkeypatch.setattr(postings_registry, "MIN_MEMORIES", 3)  # "large" for the first app
+    reading = create_app(settings)
+    monkeypatch.setattr(postings_registry, "MIN_MEMORIES", 10**9)  # never, for the second
+    other = create_app(settings)
+    assert reading.state.search is not other.state.search
+    with (
+        TestClient(reading, base_url="http://127.0.0.1") as first,
+        TestClient(other, base_url="http://127.0.0.1") as second,
+    ):
+        mcp = McpHttpClient(first, "/mcp", project="shop", tool="tests")
+        mcp.initialize()
+        for text in ("plum tart recipe", "plum jam and plum tart", "apple pie", "pear tart"):
+            mcp.text("save_memory", {"text": text, "title": text})
+        deadline = time.monotonic() + 30
+        while "aletheia_search_postings_memories 4" not in first.get("/metrics").text:
+            assert time.monotonic() < deadline, "the first app read no postings"
+            mcp.text("search", {"query": "plum", "mode": "keyword"})  # starts the reading
+            time.sleep(0.05)
+        beside = McpHttpClient(second, "/mcp", project="shop", tool="tests")
+        beside.initialize()
+        found = beside.text("search", {"query": "plum tart", "mode": "keyword"})
+        assert "aletheia_search_postings_memories 0" in second.get("/metrics").text
+        assert found == mcp.text("search", {"query": "plum tart", "mode": "keyword"})
+    with Database(settings.resolved_database_url()).read_session() as session:
+        assert reading.state.search.held_memories(session) == 0  # stopped with its app
+
+
+def test_services_hold_their_postings_apart(
+    generated_store: tuple[Database, list[SearchQuery]],
+) -> None:
+    database, queries = generated_store
+    with SearchService() as reading, SearchService() as other, database.read_session() as session:
+        assert reading.build_postings(session, minimum=0) is not None
+        assert reading.held_memories(session) > 0
+        assert other.held_memories(session) == 0
+        assert reading.search(session=session, query=queries[0]) == other.search(
+            session=session, query=queries[0]
+        )
+    with database.read_session() as session:
+        assert reading.held_memories(session) == 0  # stopping dropped them
 
 
 @pytest.mark.parametrize("laid_out", [False, True])
@@ -235,7 +287,7 @@ def test_counts_too_large_for_a_byte_score_as_fts5_scores_them(
         with database.write_session() as session:
             save_many(session, [NewMemory("shop", "plum", text) for text in texts[:2]])
         with database.read_session() as session:
-            assert postings_registry.build(session, minimum=0) is not None
+            assert registry.build(session, minimum=0) is not None
         try:
             with database.write_session() as session:
                 save_many(session, [NewMemory("shop", "plum", texts[2])])
@@ -246,7 +298,7 @@ def test_counts_too_large_for_a_byte_score_as_fts5_scores_them(
                 assert len(found) == 3
         finally:
             with database.read_session() as session:
-                postings_registry.forget(session)
+                registry.forget(session)
 
 
 def test_searches_beside_saves_in_other_threads_stay_exact(
@@ -260,7 +312,7 @@ def test_searches_beside_saves_in_other_threads_stay_exact(
                 session, [NewMemory("shop", f"{w} seed {n}", w) for n in range(20) for w in words]
             )
         with database.read_session() as session:
-            assert postings_registry.build(session, minimum=0) is not None
+            assert registry.build(session, minimum=0) is not None
         failures: list[BaseException] = []
         saved = threading.Event()
 
@@ -305,7 +357,7 @@ def test_searches_beside_saves_in_other_threads_stay_exact(
                 assert held_memories(session) == 160  # the searches above caught up
         finally:
             with database.read_session() as session:
-                postings_registry.forget(session)
+                registry.forget(session)
 
 
 def test_memories_saved_at_the_same_moment_come_by_id_in_the_dates_direction(
@@ -316,7 +368,7 @@ def test_memories_saved_at_the_same_moment_come_by_id_in_the_dates_direction(
             ids = save_many(session, [NewMemory("shop", f"plum {n}", "jam") for n in range(12)])
             session.connection().exec_driver_sql("UPDATE memories SET created_at_ms = 5")
         with database.read_session() as session:
-            assert postings_registry.build(session, minimum=0) is not None
+            assert registry.build(session, minimum=0) is not None
         try:
             with database.read_session() as session:
                 for order, expected in (("date_desc", ids[::-1]), ("date_asc", ids)):
@@ -325,4 +377,4 @@ def test_memories_saved_at_the_same_moment_come_by_id_in_the_dates_direction(
                     assert [hit.id for hit in found] == expected[3:8]
         finally:
             with database.read_session() as session:
-                postings_registry.forget(session)
+                registry.forget(session)

@@ -12,9 +12,14 @@ from aletheia_hub.store import memories
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.facts import FactInput
 from aletheia_hub.store.migrate import upgrade_to_head
-from aletheia_hub.store.search import SearchQuery, SearchResult, engine, search
+from aletheia_hub.store.search import SearchQuery, SearchResult, SearchService, engine
 from aletheia_hub.store.search.terms import query_terms
 from tests.helpers import McpHttpClient
+
+# This module's search state: the postings of a large store, and the question threads.
+SEARCH = SearchService()
+search = SEARCH.search
+
 
 MAX_QUERY_CHARS = 2000  # SearchArgs.query max_length
 

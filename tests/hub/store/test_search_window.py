@@ -11,9 +11,13 @@ from sqlmodel import Session
 from aletheia_hub.store import memories
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.migrate import upgrade_to_head
-from aletheia_hub.store.search import SearchQuery, search
-from aletheia_hub.store.search.engine import rank_every_match
+from aletheia_hub.store.search import SearchQuery, SearchService
 from tests.hub.store.bulk import NewMemory, save_many, store_on
+
+# This module's search state: the postings of a large store, and the question threads.
+SEARCH = SearchService()
+search, rank_every_match = SEARCH.search, SEARCH.rank_every_match
+
 
 # Matches the newest window used to hold when ranking a broad query (2,000).
 OLD_WINDOW = 2_000

@@ -42,8 +42,7 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-    from aletheia_hub.store.search.model import SearchQuery
-    from aletheia_hub.store.search.vectors import VectorSearch, VectorStore
+    from aletheia_hub.store.search import SearchQuery, VectorSearch, VectorStore
 
 logger = logging.getLogger(__name__)
 
@@ -159,7 +158,7 @@ class SemanticSearch:
             logger.exception("the embedding model failed to load")
             self._unavailable(f"the embedding model failed to load: {error}")
             return False
-        from aletheia_hub.store.search.vectors import open_vector_search
+        from aletheia_hub.store.search import open_vector_search
 
         try:
             index = open_vector_search(

@@ -16,7 +16,7 @@ from aletheia_hub.http.auth import authenticate
 from aletheia_hub.metrics import Gauge, Metrics
 from aletheia_hub.settings import Settings
 from aletheia_hub.store.db import Database
-from aletheia_hub.store.search.postings_registry import held_memories
+from aletheia_hub.store.search import SearchService
 from aletheia_hub.store.stats import row_counts, store_size_bytes
 from aletheia_hub.store.vectors import count_pending
 
@@ -43,10 +43,11 @@ def _scrape(request: Request) -> str:
     if principal.projects is not None:
         raise HTTPException(403, STORE_WIDE_REFUSAL)
     recorder: Metrics = request.app.state.metrics
-    return recorder.render(store_gauges(db, request.app.state.semantic))
+    state = request.app.state
+    return recorder.render(store_gauges(db, state.semantic, state.search))
 
 
-def store_gauges(db: Database, semantic: SemanticSearch) -> list[Gauge]:
+def store_gauges(db: Database, semantic: SemanticSearch, search: SearchService) -> list[Gauge]:
     """What the store holds and what waits in the background, read now."""
     gauges = [Gauge("aletheia_store_bytes", "Bytes the store takes on disk.", store_size_bytes(db))]
     gauges += [
@@ -54,7 +55,7 @@ def store_gauges(db: Database, semantic: SemanticSearch) -> list[Gauge]:
         for table, count in row_counts(db).items()
     ]
     with db.read_session() as session:
-        held = held_memories(session)
+        held = search.held_memories(session)
     gauges.append(
         Gauge(
             "aletheia_search_postings_memories",

@@ -8,6 +8,7 @@ from sqlmodel import Session
 from aletheia_hub import auth
 from aletheia_hub.auth import Principal
 from aletheia_hub.embed.service import SemanticSearch
+from aletheia_hub.store.search import SearchService
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,6 +18,7 @@ class ToolContext:
     caller_tool: str
     default_project: str
     session_id: str | None
+    search: SearchService  # keyword and hybrid search, with the hub's postings and threads
     semantic: SemanticSearch | None = None  # meaning-based search, when the hub runs it
     # The tool name this tool set's texts use for each canonical operation (default: itself).
     text_names: Mapping[str, str] = field(default_factory=dict)

@@ -23,6 +23,7 @@ from aletheia_hub.mcp.sessions import McpSessions
 from aletheia_hub.mcp.toolsets import ToolSet
 from aletheia_hub.redact import redact
 from aletheia_hub.store.db import Database
+from aletheia_hub.store.search import SearchService
 from aletheia_hub.store.sessions import SessionInfo
 from aletheia_shared import jsonrpc
 from aletheia_shared.jsonrpc import Response
@@ -83,10 +84,12 @@ class Dispatcher:
         *,
         db: Database,
         tool_set: ToolSet,
+        search: SearchService,
         semantic: SemanticSearch | None = None,
         recorder: metrics.Metrics | None = None,
     ) -> None:
         self.db = db
+        self.search = search
         self.metrics = recorder or metrics.Metrics()
         self.tool_set = tool_set
         self.registry = Registry(tool_set.tools)
@@ -234,6 +237,7 @@ class Dispatcher:
             state,
             state.audit,
             self.semantic,
+            search=self.search,
         )
 
     def _invalid_tool_call(

@@ -18,6 +18,7 @@ from aletheia_hub.mcp.toolsets import ToolSet
 from aletheia_hub.redact import redact
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.errors import StoreError
+from aletheia_hub.store.search import SearchService
 
 
 def call_tool(
@@ -28,6 +29,8 @@ def call_tool(
     state: CallState,
     audit: CallAudit,
     semantic: SemanticSearch | None = None,
+    *,
+    search: SearchService,
 ) -> CallToolResult:
     """Run one tools/call request and return its result (isError on tool failure).
 
@@ -36,7 +39,7 @@ def call_tool(
     """
     tool = _find_tool(registry, params.name)
     try:
-        text = _run(db, tool_set, tool, params, state, audit, semantic)
+        text = _run(db, tool_set, tool, params, state, audit, semantic, search)
         audit.outcome = "ok"
     except auth.AccessDenied as error:
         audit.outcome, text = "refused", error.message
@@ -86,6 +89,7 @@ def _run(
     state: CallState,
     audit: CallAudit,
     semantic: SemanticSearch | None,
+    search: SearchService,
 ) -> str:
     """The tool's text; a write tool's audit row goes into its transaction."""
     arguments = params.arguments or {}
@@ -104,6 +108,7 @@ def _run(
             caller_tool=state.tool,
             default_project=state.project,
             session_id=session_info.id if session_info else None,
+            search=search,
             semantic=semantic,
             text_names=tool_set.text_names,
             caller_folder=state.caller_folder,

@@ -3,14 +3,13 @@
 from dataclasses import dataclass
 from typing import Final
 
-from sqlalchemy import or_, select
+from sqlalchemy import select
 from sqlmodel import Session
 
 from aletheia_hub.store.facts import FactRecord, active_facts
 from aletheia_hub.store.rules import RuleRecord, list_rules
-from aletheia_hub.store.search import MemoryHit
-from aletheia_hub.store.search.filters import hit_columns, owned_by
-from aletheia_hub.store.search.model import PROJECT_SCOPE
+from aletheia_hub.store.scope import visible_to
+from aletheia_hub.store.search import MemoryHit, hit_columns
 from aletheia_hub.store.tables import EPISODES, MEMORIES
 
 MAX_PINNED: Final = 20
@@ -45,7 +44,7 @@ def gather_context(
         MEMORIES.c.project == project,
         MEMORIES.c.dismissed_at_ms.is_(None),
         MEMORIES.c.superseded_at_ms.is_(None),
-        or_(MEMORIES.c.scope == PROJECT_SCOPE, owned_by(MEMORIES, owner)),
+        visible_to(MEMORIES, owner),
     )
     newest = (MEMORIES.c.created_at_ms.desc(), MEMORIES.c.id.desc())
     pinned = session.execute(

@@ -7,8 +7,8 @@ from typing import Final
 from sqlalchemy import func, select
 from sqlmodel import Session
 
-from aletheia_hub.store.search import MemoryHit, SearchQuery
-from aletheia_hub.store.search.filters import hit_columns, memory_filters
+from aletheia_hub.store.scope import Reach
+from aletheia_hub.store.search import MemoryHit, SearchQuery, hit_columns, memory_filters
 from aletheia_hub.store.tables import MEMORIES
 
 MAX_SESSION_MEMORIES: Final = 50
@@ -24,7 +24,7 @@ class SessionHistory:
 
 
 def recent_sessions(
-    *, session: Session, reach: SearchQuery, limit: int, offset: int
+    *, session: Session, reach: Reach, limit: int, offset: int
 ) -> list[SessionHistory]:
     """Sessions with visible memories in reach, the most recently active first."""
     visible = memory_filters(MEMORIES, _reach_only(reach))
@@ -41,7 +41,7 @@ def recent_sessions(
     return [history for history in found if history is not None]
 
 
-def session_ids(*, session: Session, reach: SearchQuery) -> list[str]:
+def session_ids(*, session: Session, reach: Reach) -> list[str]:
     """Every session with visible memories in reach."""
     visible = memory_filters(MEMORIES, _reach_only(reach))
     rows = session.execute(
@@ -52,12 +52,12 @@ def session_ids(*, session: Session, reach: SearchQuery) -> list[str]:
     return [str(session_id) for (session_id,) in rows]
 
 
-def one_session(*, session: Session, reach: SearchQuery, session_id: str) -> SessionHistory | None:
+def one_session(*, session: Session, reach: Reach, session_id: str) -> SessionHistory | None:
     """One session's visible memories in reach; None when it has none."""
     return _session(session, reach, session_id)
 
 
-def _session(session: Session, reach: SearchQuery, session_id: str) -> SessionHistory | None:
+def _session(session: Session, reach: Reach, session_id: str) -> SessionHistory | None:
     visible = memory_filters(MEMORIES, _reach_only(reach))
     of_session = (visible, MEMORIES.c.session_id == session_id)
     total, first, last = session.execute(
@@ -77,5 +77,5 @@ def _session(session: Session, reach: SearchQuery, session_id: str) -> SessionHi
     return SessionHistory(session_id, int(first), int(last), int(total), list(hits))
 
 
-def _reach_only(reach: SearchQuery) -> SearchQuery:
+def _reach_only(reach: Reach) -> SearchQuery:
     return SearchQuery(projects=reach.projects, scope=reach.scope, owner=reach.owner)

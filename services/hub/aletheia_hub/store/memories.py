@@ -20,7 +20,7 @@ from aletheia_hub.store.memory_rows import (
     default_title,
     write_memory,
 )
-from aletheia_hub.store.search.model import PROJECT_SCOPE, USER_SCOPE
+from aletheia_hub.store.scope import PROJECT_SCOPE, USER_SCOPE
 from aletheia_hub.store.tables import MEMORIES, MEMORY_FILES
 
 __all__ = [

@@ -8,8 +8,13 @@ from sqlmodel import Session
 
 from aletheia_hub.store.facts import FactRecord, fact_record
 from aletheia_hub.store.memories import files_of
-from aletheia_hub.store.search.filters import date_order, hit_columns, memory_filters
-from aletheia_hub.store.search.model import MemoryHit, SearchQuery
+from aletheia_hub.store.search import (
+    MemoryHit,
+    SearchQuery,
+    date_order,
+    hit_columns,
+    memory_filters,
+)
 from aletheia_hub.store.tables import DISMISSALS, FACTS, MEMORIES
 
 

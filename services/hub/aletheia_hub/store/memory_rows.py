@@ -22,8 +22,8 @@ from aletheia_hub.clock import now_ms
 from aletheia_hub.redact import Redacted, redact, redact_name
 from aletheia_hub.store.entries import insert_entry
 from aletheia_hub.store.errors import StoreError
+from aletheia_hub.store.scope import PROJECT_SCOPE, USER_SCOPE
 from aletheia_hub.store.search import insert_memory
-from aletheia_hub.store.search.model import PROJECT_SCOPE, USER_SCOPE
 from aletheia_hub.store.tables import MEMORIES, MEMORY_FILES
 
 TITLE_FROM_TEXT_CHARS: Final = 100

@@ -8,8 +8,7 @@ from sqlalchemy import Select, Table, func, select, union
 from sqlmodel import Session
 
 from aletheia_hub.clock import DAY_MS
-from aletheia_hub.store.search.filters import memory_filters
-from aletheia_hub.store.search.model import SearchQuery
+from aletheia_hub.store.search import SearchQuery, memory_filters
 from aletheia_hub.store.tables import FACTS, MEMORIES, RULES, WORK_STATE_LISTS
 
 

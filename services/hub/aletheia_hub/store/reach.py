@@ -7,12 +7,11 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlmodel import Session
 
-from aletheia_hub.store.search import SearchQuery
-from aletheia_hub.store.search.filters import scope_filter
+from aletheia_hub.store.scope import Reach, scope_filter
 from aletheia_hub.store.tables import MEMORIES
 
 
-def reachable_ids(*, session: Session, ids: Sequence[int], reach: SearchQuery) -> set[int]:
+def reachable_ids(*, session: Session, ids: Sequence[int], reach: Reach) -> set[int]:
     """Those of `ids` within the reach's projects, scope and owner that are not removed."""
     if not ids:
         return set()

@@ -6,16 +6,14 @@ from typing import Final
 from sqlalchemy import select
 from sqlmodel import Session
 
-from aletheia_hub.store.search import SearchQuery
-from aletheia_hub.store.search.filters import memory_filters
+from aletheia_hub.store.scope import Reach
+from aletheia_hub.store.search import SearchQuery, memory_filters
 from aletheia_hub.store.tables import MEMORIES, MEMORY_FILES
 
 MAX_RELATED: Final = 5
 
 
-def sharing_files(
-    *, session: Session, ids: Sequence[int], reach: SearchQuery
-) -> dict[int, list[int]]:
+def sharing_files(*, session: Session, ids: Sequence[int], reach: Reach) -> dict[int, list[int]]:
     """For each of `ids`, up to five other visible memories in reach naming one of its files,
     newest first."""
     if not ids:

@@ -7,10 +7,8 @@ from dataclasses import dataclass
 from sqlalchemy import and_, or_, select
 from sqlmodel import Session
 
-from aletheia_hub.store.search import MemoryHit, SearchQuery, search
-from aletheia_hub.store.search.filters import hit_columns, owned_by
-from aletheia_hub.store.search.model import PROJECT_SCOPE
-from aletheia_hub.store.search.neighbours import thread
+from aletheia_hub.store.scope import visible_to
+from aletheia_hub.store.search import MemoryHit, SearchQuery, SearchService, hit_columns, thread
 from aletheia_hub.store.tables import MEMORIES
 
 
@@ -27,22 +25,23 @@ def find_anchor(
     anchor_id: int | None,
     query: str | None,
     projects: Sequence[str] | None,
+    search: SearchService,
     owner: str | None = None,
 ) -> MemoryHit | None:
-    """The anchor memory by id (priority) or as the best match for a query; another owner's
-    user-wide memory is no anchor."""
+    """The anchor memory by id (priority) or as the best match for a query (found by
+    `search`); another owner's user-wide memory is no anchor."""
     if anchor_id is not None:
         statement = select(*hit_columns(MEMORIES)).where(
             MEMORIES.c.id == anchor_id,
             MEMORIES.c.dismissed_at_ms.is_(None),
-            or_(MEMORIES.c.scope == PROJECT_SCOPE, owned_by(MEMORIES, owner)),
+            visible_to(MEMORIES, owner),
         )
         if projects is not None:
             statement = statement.where(MEMORIES.c.project.in_(list(projects)))
         row = session.execute(statement).first()
         return MemoryHit(*row) if row is not None else None
     if query:
-        hits = search(
+        hits = search.search(
             session=session,
             query=SearchQuery(text=query, projects=projects, limit=1, owner=owner),
         )
@@ -59,7 +58,7 @@ def timeline(
         MEMORIES.c.project == anchor.project,
         MEMORIES.c.dismissed_at_ms.is_(None),
         MEMORIES.c.superseded_at_ms.is_(None),
-        or_(MEMORIES.c.scope == PROJECT_SCOPE, owned_by(MEMORIES, owner)),
+        visible_to(MEMORIES, owner),
     )
     earlier = or_(
         MEMORIES.c.created_at_ms < anchor.created_at_ms,
@@ -92,7 +91,7 @@ def thread_timeline(
     earlier, later = thread(session=session, anchor=anchor.id, before=before, after=after)
     statement = select(*hit_columns(MEMORIES)).where(
         MEMORIES.c.id.in_(earlier + later),
-        or_(MEMORIES.c.scope == PROJECT_SCOPE, owned_by(MEMORIES, owner)),
+        visible_to(MEMORIES, owner),
     )
     found = {row.id: MemoryHit(*row) for row in session.execute(statement)}
     return Timeline(

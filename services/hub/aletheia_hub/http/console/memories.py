@@ -19,8 +19,7 @@ from aletheia_hub.store.db import Database
 from aletheia_hub.store.memories import set_pinned
 from aletheia_hub.store.projects import known_projects
 from aletheia_hub.store.reach import memory_state
-from aletheia_hub.store.search import SearchQuery
-from aletheia_hub.store.search.hybrid import hybrid_search
+from aletheia_hub.store.search import SearchQuery, SearchService
 
 router = APIRouter()
 PAGE_SIZE: Final = 20
@@ -53,6 +52,7 @@ def memory_list(
 ) -> Response:
     db: Database = request.app.state.db
     semantic: SemanticSearch = request.app.state.semantic
+    search: SearchService = request.app.state.search
     principal = viewer.principal
     if project and not auth.may_use_project(principal, project):
         raise Refused(403, f'Project "{project}" is not allowed for this token.')
@@ -76,7 +76,7 @@ def memory_list(
             hits = memory_reads.newest_memories(session=session, query=query)
             total = memory_reads.memory_total(session=session, query=query)
         else:
-            found = hybrid_search(session=session, query=query, semantic=semantic, mode=mode)
+            found = search.hybrid(session=session, query=query, semantic=semantic, mode=mode)
             hits, facts, note = found.result.memories, found.result.facts, found.note
     filters = [("q", q), ("project", project), ("type", type), ("since", since), ("until", until)]
     filters.append(("mode", mode if mode != "hybrid" else ""))

@@ -13,7 +13,7 @@ from aletheia_hub.mcp.tools.common import ItemId, MemoryType, ProjectArg, ToolAr
 from aletheia_hub.store import dismissals, memories
 from aletheia_hub.store.facts import FactInput
 from aletheia_hub.store.reach import memory_state
-from aletheia_hub.store.search.neighbours import neighbours
+from aletheia_hub.store.search import memory_neighbours
 
 FactPart = Annotated[str, Field(min_length=1, max_length=500)]
 
@@ -89,7 +89,7 @@ def get_observations(args: GetObservationsArgs, ctx: ToolContext) -> str:
     records = _reached(ctx, args.ids)
     around: dict[int, list[memories.MemoryRecord]] = {}
     if args.neighbours and records:
-        links = neighbours(session=ctx.session, ids=[record.id for record in records])
+        links = memory_neighbours(session=ctx.session, ids=[record.id for record in records])
         found = {r.id: r for r in _reached(ctx, [n for ids in links.values() for n in ids])}
         around = {item: [found[n] for n in ids if n in found] for item, ids in links.items()}
     return formats.observations(records, around)

@@ -19,9 +19,7 @@ from aletheia_hub.mcp.tools.common import (
     parse_moment,
 )
 from aletheia_hub.store import timeline as timeline_store
-from aletheia_hub.store.search import SearchQuery
-from aletheia_hub.store.search.hybrid import Mode, hybrid_search
-from aletheia_hub.store.search.terms import query_terms
+from aletheia_hub.store.search import Mode, SearchQuery, query_terms
 
 DAY_MS = 24 * 60 * 60 * 1000
 
@@ -91,7 +89,9 @@ def search(args: SearchArgs, ctx: ToolContext) -> str:
         offset=args.offset,
         owner=ctx.principal.token_id,  # whose user-wide memories it also reaches
     )
-    found = hybrid_search(session=ctx.session, query=query, semantic=ctx.semantic, mode=args.mode)
+    found = ctx.search.hybrid(
+        session=ctx.session, query=query, semantic=ctx.semantic, mode=args.mode
+    )
     result = found.result
     if not result.empty:
         return formats.search_results(result, found.note)
@@ -156,6 +156,7 @@ def timeline(args: TimelineArgs, ctx: ToolContext) -> str:
         anchor_id=args.anchor,
         query=args.query,
         projects=projects,
+        search=ctx.search,
         owner=ctx.principal.token_id,
     )
     if anchor is None:

@@ -4,30 +4,33 @@ of created_at, so search can favour what was saved then."""
 import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from types import MappingProxyType
 from typing import Final
 
 DAY: Final = timedelta(days=1)
-MONTHS: Final = {
-    name: number
-    for number, names in enumerate(
-        (
-            ("january", "jan"),
-            ("february", "feb"),
-            ("march", "mar"),
-            ("april", "apr"),
-            ("may",),
-            ("june", "jun"),
-            ("july", "jul"),
-            ("august", "aug"),
-            ("september", "sep", "sept"),
-            ("october", "oct"),
-            ("november", "nov"),
-            ("december", "dec"),
-        ),
-        start=1,
-    )
-    for name in names
-}
+MONTHS: Final = MappingProxyType(
+    {
+        name: number
+        for number, names in enumerate(
+            (
+                ("january", "jan"),
+                ("february", "feb"),
+                ("march", "mar"),
+                ("april", "apr"),
+                ("may",),
+                ("june", "jun"),
+                ("july", "jul"),
+                ("august", "aug"),
+                ("september", "sep", "sept"),
+                ("october", "oct"),
+                ("november", "nov"),
+                ("december", "dec"),
+            ),
+            start=1,
+        )
+        for name in names
+    }
+)
 WEEKDAYS: Final = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTH_NAMES: Final = "|".join(sorted(MONTHS, key=len, reverse=True))
 # "in may" needs its preposition: "may" alone is a verb far more often than a month.

@@ -10,11 +10,14 @@ from sqlalchemy import Connection, and_, func, select
 from sqlmodel import Session
 
 from aletheia_hub.store import driver
+from aletheia_hub.store.scope import USER_SCOPE
 from aletheia_hub.store.search import postgres_backend, sqlite_backend
 from aletheia_hub.store.search.filters import date_order, hit_columns, memory_filters
 from aletheia_hub.store.search.keyword_index import KeywordIndex
 from aletheia_hub.store.search.maxscore import Over, QueryTerm, top_memories
-from aletheia_hub.store.search.model import USER_SCOPE, MemoryHit, SearchQuery, SearchResult
+from aletheia_hub.store.search.model import MemoryHit, SearchQuery, SearchResult
+from aletheia_hub.store.search.postings import Postings
+from aletheia_hub.store.search.postings_registry import PostingsRegistry
 from aletheia_hub.store.search.terms import query_terms
 from aletheia_hub.store.tables import MEMORIES, MEMORY_FILES
 
@@ -61,11 +64,11 @@ def index_fact(
     backend_for(session).index_fact(session, fact_id, project, f"{subject} {predicate} {obj}")
 
 
-def search(*, session: Session, query: SearchQuery) -> SearchResult:
+def search(*, session: Session, query: SearchQuery, postings: PostingsRegistry) -> SearchResult:
     """Matching facts, then memories, for a query's words; or memories by file path.
 
     Memories come in relevance order, exactly as if every match were scored (see maxscore),
-    or by date.
+    or by date; a large SQLite store is ranked from the postings the registry holds.
     """
     query = reachable(session=session, query=query)
     if query.file is not None:
@@ -74,22 +77,25 @@ def search(*, session: Session, query: SearchQuery) -> SearchResult:
     if not words:
         return SearchResult()
     backend = backend_for(session)
-    terms, common = _weigh_terms(session, backend, words)
+    held = postings.postings_for(session)
+    terms, common = _weigh_terms(session, backend, words, held)
     kept = [term.text for term in terms]
     facts = []
     if query.offset == 0 and query.type is None and query.types is None and query.kind is None:
         facts = backend.match_facts(session, query, kept, min(MAX_FACT_HITS, query.limit))
     if query.order != "relevance":
-        memories: list[MemoryHit] = backend.match_by_date(session, query, kept)
+        memories: list[MemoryHit] = backend.match_by_date(session, query, kept, held)
     else:
-        memories = _ranked(session, backend, query, terms, exhaustive=False)
+        memories = _ranked(session, backend, query, terms, held, exhaustive=False)
     weights = {term.text: term.weight for term in terms}
     return SearchResult(
         facts=facts, memories=memories, terms=kept, ignored_common=common, term_weights=weights
     )
 
 
-def holding_every_term(*, session: Session, query: SearchQuery, limit: int) -> list[MemoryHit]:
+def holding_every_term(
+    *, session: Session, query: SearchQuery, limit: int, postings: PostingsRegistry
+) -> list[MemoryHit]:
     """The best `limit` memories holding every term search() keeps for the query, ranked as
     search() ranks them; none for a query of fewer than two terms.
 
@@ -101,10 +107,11 @@ def holding_every_term(*, session: Session, query: SearchQuery, limit: int) -> l
     if len(words) < 2 or query.file is not None:
         return []
     backend = backend_for(session)
-    terms, _ = _weigh_terms(session, backend, words)
+    held = postings.postings_for(session)
+    terms, _ = _weigh_terms(session, backend, words, held)
     if len(terms) < 2:
         return []
-    hits: list[MemoryHit] = backend.rank_holding_every(session, query, terms, limit)
+    hits: list[MemoryHit] = backend.rank_holding_every(session, query, terms, limit, held)
     return hits
 
 
@@ -131,7 +138,9 @@ def reachable(*, session: Session, query: SearchQuery) -> SearchQuery:
     return replace(query, reach_checked=True) if held else replace(query, scope="project")
 
 
-def rank_every_match(*, session: Session, query: SearchQuery) -> list[MemoryHit]:
+def rank_every_match(
+    *, session: Session, query: SearchQuery, postings: PostingsRegistry
+) -> list[MemoryHit]:
     """The memories search() ranks by relevance, found by scoring every match in one pass.
 
     Nothing is pruned or shortlisted: this is the reference search() must equal, for tests
@@ -142,8 +151,9 @@ def rank_every_match(*, session: Session, query: SearchQuery) -> list[MemoryHit]
     if not words:
         return []
     backend = backend_for(session)
-    terms, _ = _weigh_terms(session, backend, words)
-    return _ranked(session, backend, query, terms, exhaustive=True)
+    held = postings.postings_for(session)
+    terms, _ = _weigh_terms(session, backend, words, held)
+    return _ranked(session, backend, query, terms, held, exhaustive=True)
 
 
 def _ranked(
@@ -151,6 +161,7 @@ def _ranked(
     backend: KeywordIndex,
     query: SearchQuery,
     terms: list[QueryTerm],
+    held: Postings | None,
     *,
     exhaustive: bool,
 ) -> list[MemoryHit]:
@@ -167,13 +178,15 @@ def _ranked(
 
     if exhaustive:
         return rank(len(ordered), "all")[query.offset : wanted]
-    scored: list[MemoryHit] | None = backend.rank_from_postings(session, query, ordered, wanted)
+    scored: list[MemoryHit] | None = backend.rank_from_postings(
+        session, query, ordered, wanted, held
+    )
     hits = scored if scored is not None else top_memories(ordered, wanted, rank)
     return hits[query.offset : wanted]
 
 
 def _weigh_terms(
-    session: Session, backend: KeywordIndex, words: list[str]
+    session: Session, backend: KeywordIndex, words: list[str], held: Postings | None
 ) -> tuple[list[QueryTerm], list[str]]:
     """The query's terms with their frequencies, rarity weights and score bounds, and the
     very common words dropped from a large corpus (all kept when every word is that common).
@@ -182,7 +195,7 @@ def _weigh_terms(
     corpus = driver.scalar(session, "SELECT max(id) FROM entries") or 0
     large = corpus >= COMMON_MIN_CORPUS
     cap = int(corpus * COMMON_SHARE) + 1 if large else corpus + 1
-    frequencies = {word: _cached_frequency(session, backend, word, cap) for word in words}
+    frequencies = {word: _cached_frequency(session, backend, word, cap, held) for word in words}
     kept = [word for word in words if frequencies[word] < cap] or words
     common = [word for word in words if word not in kept]
     weights = [math.log(1 + (corpus + 1) / (frequencies[word] + 1)) for word in kept]
@@ -194,7 +207,9 @@ def _weigh_terms(
     return terms, common
 
 
-def _cached_frequency(session: Session, backend: KeywordIndex, term: str, cap: int) -> int:
+def _cached_frequency(
+    session: Session, backend: KeywordIndex, term: str, cap: int, held: Postings | None
+) -> int:
     """A term's document frequency (counting stops at cap), remembered a few minutes per
     pooled connection.
 
@@ -213,7 +228,7 @@ def _cached_frequency(session: Session, backend: KeywordIndex, term: str, cap: i
             return min(remembered, cap)
     if len(cache) >= FREQUENCY_CACHE_SIZE:
         cache.clear()
-    count: int = backend.document_frequency(session, term, cap)
+    count: int = backend.document_frequency(session, term, cap, held)
     cache[term] = (now, count, cap)
     return count
 

@@ -1,17 +1,11 @@
 """Filters every backend applies the same way to memory rows."""
 
-from collections.abc import Sequence
 from typing import Any, Final
 
-from sqlalchemy import ColumnElement, Table, and_, or_
+from sqlalchemy import ColumnElement, Table, and_
 
-from aletheia_hub.store.search.model import (
-    PROJECT_SCOPE,
-    USER_SCOPE,
-    CandidateRow,
-    MemoryHit,
-    SearchQuery,
-)
+from aletheia_hub.store.scope import in_sql, scope_filter, scope_sql
+from aletheia_hub.store.search.model import CandidateRow, MemoryHit, SearchQuery
 from aletheia_hub.store.search.neighbours import around_of
 
 # The columns of hit_columns, as SQL on a `memories` table named m.
@@ -67,24 +61,6 @@ def memory_filters(table: Table, query: SearchQuery) -> ColumnElement[bool]:
     return and_(*conditions)
 
 
-def scope_filter(table: Table, query: SearchQuery) -> ColumnElement[bool]:
-    """Project-scope rows of the query's projects, the owner's user-scope rows, or both."""
-    in_projects: list[Any] = [table.c.scope == PROJECT_SCOPE]
-    if query.projects is not None:
-        in_projects.append(table.c.project.in_(list(query.projects)))
-    of_project = and_(*in_projects)
-    if query.scope == "project":
-        return of_project
-    of_user = owned_by(table, query.owner)
-    return of_user if query.scope == "user" else or_(of_project, of_user)
-
-
-def owned_by(table: Table, owner: str | None) -> ColumnElement[bool]:
-    """User-scope rows of this owner (None: the local server's one user)."""
-    owned = table.c.owner.is_(None) if owner is None else table.c.owner == owner
-    return and_(table.c.scope == USER_SCOPE, owned)
-
-
 def fact_filters(table: Table, query: SearchQuery) -> ColumnElement[bool]:
     """Current, visible facts in the query's projects and date range."""
     conditions: list[Any] = [table.c.dismissed_at_ms.is_(None), table.c.valid_to_ms.is_(None)]
@@ -111,14 +87,14 @@ def memory_filter_sql(
     condition compares (SQLite: "+m.scope", which keeps it from walking the scope index)."""
     conditions = ["m.dismissed_at_ms IS NULL", "m.superseded_at_ms IS NULL"]
     params: list[Any] = []
-    scope, scope_params = _scope_sql(query, mark, project_scope)
+    scope, scope_params = scope_sql(query, mark, project_scope)
     conditions.append(scope)
     params += scope_params
     if query.type is not None:
         conditions.append(f"m.type = {mark}")
         params.append(query.type)
     if query.types is not None:
-        conditions.append(_in_sql("m.type", query.types, mark))
+        conditions.append(in_sql("m.type", query.types, mark))
         params += list(query.types)
     if query.kind is not None:
         conditions.append(f"m.kind = {mark}")
@@ -135,35 +111,12 @@ def memory_filter_sql(
     return " AND ".join(conditions), params
 
 
-def _scope_sql(query: SearchQuery, mark: str, project_scope: str) -> tuple[str, list[Any]]:
-    of_project, params = f"{project_scope} = {mark}", [PROJECT_SCOPE]
-    if query.projects is not None:
-        of_project += " AND " + _in_sql("m.project", query.projects, mark)
-        params += list(query.projects)
-    if query.scope == "project":
-        return f"({of_project})", params
-    if query.owner is None:
-        of_user, user_params = f"m.scope = {mark} AND m.owner IS NULL", [USER_SCOPE]
-    else:
-        of_user, user_params = f"m.scope = {mark} AND m.owner = {mark}", [USER_SCOPE, query.owner]
-    if query.scope == "user":
-        return f"({of_user})", user_params
-    return f"(({of_project}) OR ({of_user}))", params + user_params
-
-
-def _in_sql(column: str, values: Sequence[str], mark: str) -> str:
-    """column IN (the values); false for no values, as SQLAlchemy's empty IN is."""
-    if not values:
-        return "1 != 1"
-    return f"{column} IN ({', '.join(mark for _ in values)})"
-
-
 def fact_filter_sql(query: SearchQuery, mark: str) -> tuple[str, list[Any]]:
     """fact_filters as SQL on a `facts` table named f, with its parameters in order."""
     conditions = ["f.dismissed_at_ms IS NULL", "f.valid_to_ms IS NULL"]
     params: list[Any] = []
     if query.projects is not None:
-        conditions.append(_in_sql("f.project", query.projects, mark))
+        conditions.append(in_sql("f.project", query.projects, mark))
         params += list(query.projects)
     if query.since_ms is not None:
         conditions.append(f"f.valid_from_ms >= {mark}")

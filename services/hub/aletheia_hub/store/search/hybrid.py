@@ -24,14 +24,13 @@ never sent.
 import threading
 import time
 from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Final, Literal, TypeVar
 
 from sqlmodel import Session
 
 from aletheia_hub.clock import now_ms
-from aletheia_hub.store.search import MemoryHit, SearchQuery, SearchResult, search
 from aletheia_hub.store.search.candidates import read_candidates
 from aletheia_hub.store.search.coverage import share
 from aletheia_hub.store.search.cues import (
@@ -42,7 +41,7 @@ from aletheia_hub.store.search.cues import (
     without_names,
 )
 from aletheia_hub.store.search.dates import date_span, without_phrase
-from aletheia_hub.store.search.engine import holding_every_term, reachable
+from aletheia_hub.store.search.engine import holding_every_term, reachable, search
 from aletheia_hub.store.search.fusion import (
     MIN_SIMILARITY,
     Candidate,
@@ -53,8 +52,9 @@ from aletheia_hub.store.search.fusion import (
     keyword_sureness,
 )
 from aletheia_hub.store.search.meaning import Meaning
-from aletheia_hub.store.search.model import CandidateRow
+from aletheia_hub.store.search.model import CandidateRow, MemoryHit, SearchQuery, SearchResult
 from aletheia_hub.store.search.neighbours import neighbours
+from aletheia_hub.store.search.postings_registry import PostingsRegistry
 from aletheia_hub.store.search.rerank import NEIGHBOUR_HOPS, Evidence, rerank
 
 if TYPE_CHECKING:
@@ -67,8 +67,6 @@ CANDIDATE_DEPTH: Final = 30  # best keyword hits fused (nearest vectors: twice a
 HOLDING_EVERY_DEPTH: Final = 20  # best memories holding every word of the query, fused too
 WHOLE: Final = 1.0 - 1e-9  # the coverage of a memory holding every word
 NEIGHBOUR_POOL: Final = 15  # best candidates of each side whose neighbours join the ranking
-# Embeds questions beside the request's own thread (the model runs one question at a time).
-_QUERY_EMBEDDING: Final = ThreadPoolExecutor(max_workers=2, thread_name_prefix="aletheia-query")
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,16 +84,19 @@ def hybrid_search(
     query: SearchQuery,
     semantic: Meaning | None,
     mode: Mode,
+    postings: PostingsRegistry,
+    questions: Executor,
     vectors_through: int | None = None,
 ) -> HybridResult:
     """Search in `mode`; hybrid and vector fall back to keywords while vectors are missing.
     `vectors_through` keeps vectors stored after that seq out (a later page of a search
-    ranks with the vectors its first page had)."""
+    ranks with the vectors its first page had). The keyword side ranks a large SQLite store
+    from `postings`; `questions` embeds the question beside the request's own thread."""
     query = reachable(session=session, query=query)
     ranked = query.text is not None and query.file is None and query.order == "relevance"
     text = query.text or ""
     if not ranked:
-        return HybridResult(search(session=session, query=query))
+        return HybridResult(search(session=session, query=query, postings=postings))
     depth = max(CANDIDATE_DEPTH, query.offset + query.limit)
     deadline = time.monotonic() + (semantic.question_seconds if semantic is not None else 0.0)
     # The model embeds the question, and the nearest memories are looked up in a session of
@@ -103,9 +104,7 @@ def hybrid_search(
     # Set once the keywords decide or the budget is spent: the lookup is not wanted.
     settled = threading.Event()
     lookup = (
-        _QUERY_EMBEDDING.submit(
-            _nearest_to, semantic, text, query, 2 * depth, vectors_through, settled
-        )
+        questions.submit(_nearest_to, semantic, text, query, 2 * depth, vectors_through, settled)
         if mode != "keyword" and semantic is not None
         else None
     )
@@ -114,14 +113,14 @@ def hybrid_search(
     names = likely_names(text)
     guessed = without_names(text, names) if names else text
     spare = (
-        _QUERY_EMBEDDING.submit(_wanted_vector, semantic, guessed, settled)
+        questions.submit(_wanted_vector, semantic, guessed, settled)
         if lookup is not None and semantic is not None and guessed != text
         else None
     )
     span = date_span(text, now_ms())
     if span is not None and without_phrase(text, span).strip(" ?.!"):
         query = replace(query, text=without_phrase(text, span))
-    pool = _Pool(session, query, depth)
+    pool = _Pool(session, query, depth, postings)
     keyword = pool.keyword_side(mode != "vector")
     decided = mode == "hybrid" and pool.keywords_decide(keyword)
     if decided:
@@ -150,7 +149,7 @@ def hybrid_search(
         again = _waited(
             spare
             if spare is not None and unnamed == guessed
-            else _QUERY_EMBEDDING.submit(semantic.query_vector, unnamed),
+            else questions.submit(semantic.query_vector, unnamed),
             deadline,
         )
         if again is not None:
@@ -199,6 +198,7 @@ class _Pool:
     session: Session
     query: SearchQuery
     depth: int
+    postings: PostingsRegistry
     keyword: SearchResult = field(default_factory=SearchResult)
     hits: dict[int, MemoryHit] = field(default_factory=dict)
     held: dict[int, set[str]] = field(default_factory=dict)  # indexed terms
@@ -218,7 +218,11 @@ class _Pool:
         session, query = self.session, self.query
         if not wanted:
             return self.keyword
-        keyword = search(session=session, query=replace(query, offset=0, limit=self.depth))
+        keyword = search(
+            session=session,
+            query=replace(query, offset=0, limit=self.depth),
+            postings=self.postings,
+        )
         weights = keyword.term_weights
         found = [hit.id for hit in keyword.memories]
         self._read(found, None, around=found[:NEIGHBOUR_POOL])
@@ -229,7 +233,10 @@ class _Pool:
             complete = [
                 hit
                 for hit in holding_every_term(
-                    session=session, query=query, limit=HOLDING_EVERY_DEPTH
+                    session=session,
+                    query=query,
+                    limit=HOLDING_EVERY_DEPTH,
+                    postings=self.postings,
                 )
                 if hit.id not in self.held
             ]

@@ -10,6 +10,7 @@ from sqlmodel import Session
 
 from aletheia_hub.store.search.maxscore import Over, QueryTerm
 from aletheia_hub.store.search.model import CandidateRow, FactHit, MemoryHit, SearchQuery
+from aletheia_hub.store.search.postings import Postings
 
 
 class KeywordIndex(Protocol):
@@ -52,7 +53,9 @@ class KeywordIndex(Protocol):
         over alias m), its neighbours, in one statement."""
         ...
 
-    def document_frequency(self, session: Session, term: str, cap: int) -> int: ...
+    def document_frequency(
+        self, session: Session, term: str, cap: int, postings: Postings | None
+    ) -> int: ...
 
     def term_bounds(
         self,
@@ -63,7 +66,7 @@ class KeywordIndex(Protocol):
     ) -> list[float]: ...
 
     def match_by_date(
-        self, session: Session, query: SearchQuery, terms: Sequence[str]
+        self, session: Session, query: SearchQuery, terms: Sequence[str], postings: Postings | None
     ) -> list[MemoryHit]: ...
 
     def match_facts(
@@ -83,9 +86,19 @@ class KeywordIndex(Protocol):
     ) -> list[MemoryHit]: ...
 
     def rank_from_postings(
-        self, session: Session, query: SearchQuery, terms: Sequence[QueryTerm], wanted: int
+        self,
+        session: Session,
+        query: SearchQuery,
+        terms: Sequence[QueryTerm],
+        wanted: int,
+        postings: Postings | None,
     ) -> list[MemoryHit] | None: ...
 
     def rank_holding_every(
-        self, session: Session, query: SearchQuery, terms: Sequence[QueryTerm], wanted: int
+        self,
+        session: Session,
+        query: SearchQuery,
+        terms: Sequence[QueryTerm],
+        wanted: int,
+        postings: Postings | None,
     ) -> list[MemoryHit]: ...

@@ -4,20 +4,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
+from aletheia_hub.store.scope import Scope
+
 Order = Literal["relevance", "date_desc", "date_asc"]
-# Which memories a search reaches: those of its projects, the caller's user-wide ones (from any
-# project), or both.
-Scope = Literal["project", "user", "all"]
-PROJECT_SCOPE: Final = "project"
-USER_SCOPE: Final = "user"
 
 
 @dataclass(frozen=True, slots=True)
 class SearchQuery:
     """One search; `projects` None means every project.
 
-    `owner` is whose user-scope memories the search may reach (a token id; None for the one
-    user of the local server).
+    `projects`, `scope` and `owner` are its reach (store/scope.py): `owner` is whose
+    user-scope memories the search may reach (a token id; None for the one user of the local
+    server).
     """
 
     text: str | None = None

@@ -13,6 +13,7 @@ the count can run a little high until then; rarity weights need no more.
 
 import json
 from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 from typing import Any, Final
 
 from sqlmodel import Session
@@ -26,14 +27,14 @@ _COUNT_SQL: Final = (
 )
 # The word index is read only through a bitmap (GIN has no other way): with LIMIT 1 a
 # sequential scan could look cheaper to the planner, and would count nothing.
-_BITMAP_ONLY: Final = {"enable_seqscan": "off"}
+_BITMAP_ONLY: Final = MappingProxyType({"enable_seqscan": "off"})
 _BITMAP_SCAN: Final = "Bitmap Index Scan"
 
 
 def indexed_matches(session: Session, term: str) -> int | None:
     """How many index entries of memories hold `term`; None when the plan did not read the
     word index through a bitmap (then count the rows)."""
-    before = driver.scope_settings(session, _BITMAP_ONLY)
+    before = driver.scope_settings(session, dict(_BITMAP_ONLY))
     report = driver.scalar(session, _COUNT_SQL, [term])
     driver.scope_settings(session, before)
     plans = json.loads(report) if isinstance(report, str) else report

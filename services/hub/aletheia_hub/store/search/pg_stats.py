@@ -7,6 +7,7 @@ where counting is cheap and exact."""
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Final, Literal, TypeVar
 
 from sqlmodel import Session
@@ -26,10 +27,12 @@ _STATS_OF: Final = (
 )
 _LEXEME_SQL: Final = _STATS_OF.format(values="elems", freqs="elem_freqs", column="search_vector")
 Column = Literal["project", "type", "kind"]
-_VALUE_SQL: Final = {
-    column: _STATS_OF.format(values="vals", freqs="freqs", column=column)
-    for column in ("project", "type", "kind")
-}
+_VALUE_SQL: Final = MappingProxyType(
+    {
+        column: _STATS_OF.format(values="vals", freqs="freqs", column=column)
+        for column in ("project", "type", "kind")
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,7 @@ which matches a ranking pass reads, every one or the newest, from pg_reading.py.
 import functools
 import math
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, Final
 
 from sqlalchemy import Connection, TextClause, text
@@ -30,6 +31,7 @@ from aletheia_hub.store.search.model import (
     MemoryHit,
     SearchQuery,
 )
+from aletheia_hub.store.search.postings import Postings
 from aletheia_hub.store.search.terms import index_terms
 
 MARK: Final = driver.POSTGRES_MARK
@@ -119,7 +121,7 @@ def read_candidates(
     ]
 
 
-def document_frequency(session: Session, term: str, cap: int) -> int:
+def document_frequency(session: Session, term: str, cap: int, _postings: Postings | None) -> int:
     """How many memories hold a term (counting stops at cap).
 
     On a large store the planner's statistics answer first: ANALYZE keeps the share of rows
@@ -160,7 +162,9 @@ def term_bounds(
     return [weight + share for weight in weights]
 
 
-def match_by_date(session: Session, query: SearchQuery, terms: Sequence[str]) -> list[MemoryHit]:
+def match_by_date(
+    session: Session, query: SearchQuery, terms: Sequence[str], _postings: Postings | None
+) -> list[MemoryHit]:
     filters, params = memory_filter_sql(query, MARK)
     sql = (
         f"SELECT {HIT_SQL} FROM memories AS m WHERE m.search_vector @@ {_TSQUERY} "
@@ -235,7 +239,7 @@ def _ranked(
     )
     params = [*score[1], *where[1], *filter_params, how.newest, wanted]
     # Walking an index back from the newest memory, never gathering every match first.
-    before = driver.scope_settings(session, _WALK_BACK)
+    before = driver.scope_settings(session, dict(_WALK_BACK))
     try:
         return [memory_hit(row) for row in driver.rows(session, sql, params, replan=True)]
     finally:
@@ -285,22 +289,32 @@ def _holding_all(session: Session, groups: list[list[QueryTerm]]) -> float:
 # 36,000 rows read for 1,000 of a project holding a fifth of them: 40 ms against 19).
 # PostgreSQL's documentation of random_page_cost: nearly equal to seq_page_cost when the data
 # fits mostly in memory.
-_WALK_BACK: Final = {
-    "enable_bitmapscan": "off",
-    "max_parallel_workers_per_gather": "0",
-    "random_page_cost": "1.1",
-}
+_WALK_BACK: Final = MappingProxyType(
+    {
+        "enable_bitmapscan": "off",
+        "max_parallel_workers_per_gather": "0",
+        "random_page_cost": "1.1",
+    }
+)
 
 
 def rank_from_postings(
-    _session: Session, _query: SearchQuery, _terms: Sequence[QueryTerm], _wanted: int
+    _session: Session,
+    _query: SearchQuery,
+    _terms: Sequence[QueryTerm],
+    _wanted: int,
+    _postings: Postings | None,
 ) -> list[MemoryHit] | None:
     """None: PostgreSQL ranks in the database (see rank_memories)."""
     return None
 
 
 def rank_holding_every(
-    session: Session, query: SearchQuery, terms: Sequence[QueryTerm], wanted: int
+    session: Session,
+    query: SearchQuery,
+    terms: Sequence[QueryTerm],
+    wanted: int,
+    _postings: Postings | None,
 ) -> list[MemoryHit]:
     """The best `wanted` memories holding every one of the terms, scored as rank_memories
     scores them (all their weights, plus ts_rank), best first."""

@@ -34,8 +34,8 @@ from aletheia_hub.store.search.postings import (
     MIN_IDF,
     TITLE_WEIGHT,
     Matches,
+    Postings,
 )
-from aletheia_hub.store.search.postings_registry import postings_for
 from aletheia_hub.store.search.terms import index_terms, project_term
 from aletheia_hub.store.tables import MEMORIES
 
@@ -141,9 +141,8 @@ def read_candidates(
     ]
 
 
-def document_frequency(session: Session, term: str, cap: int) -> int:
+def document_frequency(session: Session, term: str, cap: int, postings: Postings | None) -> int:
     """How many memories hold a term (counting stops at cap)."""
-    postings = postings_for(session)
     if postings is not None:
         return min(postings.frequency(term), cap)
     return _count_matches(session, _match_expression("title body files", [[term]], None), cap)
@@ -191,10 +190,11 @@ def term_bounds(
     return bounds
 
 
-def match_by_date(session: Session, query: SearchQuery, terms: Sequence[str]) -> list[MemoryHit]:
+def match_by_date(
+    session: Session, query: SearchQuery, terms: Sequence[str], postings: Postings | None
+) -> list[MemoryHit]:
     if _reaches_nothing(query):
         return []
-    postings = postings_for(session)
     if postings is not None:
         ascending = query.order == "date_asc"
         matches = postings.dated(terms, _project_terms(session, query), ascending=ascending)
@@ -253,13 +253,16 @@ def rank_memories(
 
 
 def rank_from_postings(
-    session: Session, query: SearchQuery, terms: Sequence[QueryTerm], wanted: int
+    session: Session,
+    query: SearchQuery,
+    terms: Sequence[QueryTerm],
+    wanted: int,
+    postings: Postings | None,
 ) -> list[MemoryHit] | None:
     """The best `wanted` memories matching a term, by bm25 over every match, best first:
     scored in memory when the store has postings (see postings), else None."""
     if _reaches_nothing(query):
         return []
-    postings = postings_for(session)
     if postings is None:
         return None
     matches = postings.score([term.text for term in terms], _project_terms(session, query))
@@ -267,12 +270,15 @@ def rank_from_postings(
 
 
 def rank_holding_every(
-    session: Session, query: SearchQuery, terms: Sequence[QueryTerm], wanted: int
+    session: Session,
+    query: SearchQuery,
+    terms: Sequence[QueryTerm],
+    wanted: int,
+    postings: Postings | None,
 ) -> list[MemoryHit]:
     """The best `wanted` memories holding every one of the terms, by bm25, best first."""
     if _reaches_nothing(query):
         return []
-    postings = postings_for(session)
     if postings is not None:
         projects = _project_terms(session, query)
         matches = postings.score([term.text for term in terms], projects, every=True)

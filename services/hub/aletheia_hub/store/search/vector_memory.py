@@ -10,7 +10,8 @@ them for each search made vector search at 100,000 memories about 60 ms instead 
 
 import mmap
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, Final
 
 import numpy as np
@@ -23,7 +24,7 @@ from aletheia_hub.store.vectors import ItemKind, vectors_after
 LOAD_CHUNK: Final = 1_000  # vectors read at once: 1.5 MB of rows in flight (5,000 left 2 MB more)
 TRIM_AFTER: Final = 1_000  # vectors loaded at once, after which the freed heap is handed back
 _INITIAL_CAPACITY: Final = 1_024
-_KIND_CODES: Final[dict[ItemKind, int]] = {"memory": 0, "fact": 1}
+_KIND_CODES: Final[Mapping[ItemKind, int]] = MappingProxyType({"memory": 0, "fact": 1})
 
 
 def _key(kind: ItemKind, item_id: int) -> int:

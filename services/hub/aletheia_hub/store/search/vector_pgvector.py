@@ -17,13 +17,13 @@ from aletheia_hub.store.pgvector import (
     enable_vectors,
     ensure_hnsw,
 )
-from aletheia_hub.store.pgvector.search import (
+from aletheia_hub.store.search.model import SearchQuery
+from aletheia_hub.store.search.pgvector_nearest import (
     last_seq,
     nearest_facts,
     nearest_memories,
     similarities,
 )
-from aletheia_hub.store.search.model import SearchQuery
 from aletheia_hub.store.vectors import ItemKind
 
 logger = logging.getLogger(__name__)

@@ -11,8 +11,8 @@ from aletheia_hub.mcp.context import ToolContext
 from aletheia_hub.mcp.errors import ToolError
 from aletheia_hub.mcp.tools.common import ItemId
 from aletheia_hub.store.identity import cursor_secret
+from aletheia_hub.store.scope import Scope
 from aletheia_hub.store.search import SearchQuery
-from aletheia_hub.store.search.model import Scope
 
 # The dialect's six observation types; memories of the other dialect's gotcha and note types
 # keep their names when shown, and may be searched for.

@@ -16,8 +16,7 @@ from aletheia_hub.mcp.formats import (
 from aletheia_hub.store.history import SessionHistory
 from aletheia_hub.store.memories import MemoryRecord
 from aletheia_hub.store.revisions import LineageEntry
-from aletheia_hub.store.search import MemoryHit
-from aletheia_hub.store.search.fusion import FusedScore
+from aletheia_hub.store.search import FusedScore, MemoryHit
 from aletheia_hub.store.timeline import Timeline
 
 # mem-help: the workflow, then each tool in a line, in the reference's order.

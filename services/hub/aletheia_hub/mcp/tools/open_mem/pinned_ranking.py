@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from aletheia_hub.cursors import CursorState
 from aletheia_hub.mcp.context import ToolContext
 from aletheia_hub.mcp.tools.open_mem.common import invalid_cursor
-from aletheia_hub.store.search.hybrid import HybridResult, Mode
+from aletheia_hub.store.search import HybridResult, Mode
 
 SEARCH = "search"
 MODEL = "model"

@@ -27,10 +27,7 @@ from aletheia_hub.mcp.tools.open_mem.session_labels import resolve_session, sess
 from aletheia_hub.store import history, memories, relations, revisions
 from aletheia_hub.store import timeline as timeline_store
 from aletheia_hub.store.reach import reachable_ids
-from aletheia_hub.store.search import MemoryHit, SearchQuery
-from aletheia_hub.store.search.fusion import FusedScore
-from aletheia_hub.store.search.hybrid import hybrid_search
-from aletheia_hub.store.search.terms import query_terms
+from aletheia_hub.store.search import FusedScore, MemoryHit, SearchQuery, query_terms
 from aletheia_hub.store.vectors import newest_ids
 
 MAX_IDS: Final = 100
@@ -103,7 +100,7 @@ def mem_find(args: FindArgs, ctx: ToolContext) -> str:
         scope=args.scope,
         owner=owner_of(ctx),
     )
-    result = hybrid_search(
+    result = ctx.search.hybrid(
         session=ctx.session,
         query=query,
         semantic=ctx.semantic,
@@ -205,7 +202,12 @@ def _around(args: HistoryArgs, ctx: ToolContext, anchor_id: int) -> str:
     if not reachable_ids(session=ctx.session, ids=[anchor_id], reach=reach(ctx, ctx.projects("*"))):
         raise ToolError(formats.no_observation(anchor_id))
     anchor = timeline_store.find_anchor(
-        session=ctx.session, anchor_id=anchor_id, query=None, projects=None, owner=owner_of(ctx)
+        session=ctx.session,
+        anchor_id=anchor_id,
+        query=None,
+        projects=None,
+        search=ctx.search,
+        owner=owner_of(ctx),
     )
     if anchor is None:
         raise ToolError(formats.no_observation(anchor_id))

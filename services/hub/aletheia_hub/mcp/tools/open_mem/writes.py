@@ -21,7 +21,7 @@ from aletheia_hub.mcp.tools.open_mem.common import (
 )
 from aletheia_hub.store import dismissals, memories, revisions
 from aletheia_hub.store.reach import MemoryState, memory_state
-from aletheia_hub.store.search.model import USER_SCOPE
+from aletheia_hub.store.scope import USER_SCOPE
 
 FilePath = Annotated[str, Field(min_length=1, max_length=1000)]
 
