@@ -138,13 +138,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     dropped = [
         item
         for item in items
-        if item.get_closest_marker("any_store") is not None
-        and getattr(getattr(item, "callspec", None), "params", {}).get("store_url") == "postgres"
+        if item.get_closest_marker("any_store") is not None and "postgres" in _store_params(item)
     ]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         chosen = set(map(id, dropped))
         items[:] = [item for item in items if id(item) not in chosen]
+
+
+def _store_params(item: pytest.Item) -> set[str]:
+    """The stores a test runs on: its store_url and module_store_url parameters."""
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    return {params[name] for name in ("store_url", "module_store_url") if name in params}
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -384,3 +389,52 @@ def hub(hub_env: dict[str, str]) -> Iterator[HubProcess]:
         yield process
     finally:
         process.stop()
+
+
+# --- one hub process per module and store ------------------------------------------------------
+
+
+@pytest.fixture(
+    scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+)
+def module_store_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """One store per module and backend (SQLite file, or a fresh PostgreSQL schema)."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path_factory.mktemp('module-store') / 'hub.db'}"
+        return
+    with fresh_postgres_schema() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def shared_hub_env(
+    module_store_url: str, tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path
+) -> dict[str, str]:
+    """Environment for a module's shared hub and the proxies in front of it (hub_env's
+    counterpart): the module's store, migrated, and a data dir of the module's own."""
+    prefill_store(sqlite_template, module_store_url)
+    env = process_env()
+    env["ALETHEIA_DATABASE_URL"] = module_store_url
+    env["ALETHEIA_DATA_DIR"] = str(tmp_path_factory.mktemp("shared-hub") / "data")
+    return env
+
+
+@pytest.fixture(scope="module")
+def shared_hub(shared_hub_env: dict[str, str]) -> Iterator[HubProcess]:
+    """One running hub process for all of a module's tests on each store: for tests that prove
+    nothing about the process itself (its start, exit, store lock or environment). Tests share
+    its store, so each works in a project of its own (`project`) or looks only at the rows it
+    made (the ids its saves return)."""
+    process = HubProcess(shared_hub_env)
+    try:
+        yield process
+    finally:
+        process.stop()
+
+
+@pytest.fixture
+def project() -> str:
+    """A project name no other test uses: a test's own corner of a shared store."""
+    return f"p-{secrets.token_hex(4)}"

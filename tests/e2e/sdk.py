@@ -1,5 +1,7 @@
 """Reading the official SDK's tool results the same way in every end-to-end suite."""
 
+import re
+
 from mcp.types import CallToolResult, TextContent
 
 
@@ -15,3 +17,10 @@ def text_of(result: CallToolResult) -> str:
     text, is_error = result_text(result)
     assert not is_error, result
     return text
+
+
+def saved_id(text: str, project: str) -> int:
+    """The id of a memory a save answer says is new in `project` ("Saved as #N in P.")."""
+    match = re.fullmatch(rf"Saved as #(\d+) in {re.escape(project)}\.", text)
+    assert match, text
+    return int(match[1])

@@ -8,11 +8,12 @@ from mcp import Client, StdioServerParameters
 from mcp.types import Implementation
 
 from tests.conftest import HubProcess
-from tests.e2e.sdk import text_of
+from tests.e2e.sdk import saved_id, text_of
 from tests.proxy.process import PROXY
 
 # The name and mode matrix is the same on every store: SQLite only (test_sdk_http.py and
-# test_sdk_open_mem.py take the SDK to PostgreSQL).
+# test_sdk_open_mem.py take the SDK to PostgreSQL). One hub serves the module: each test looks
+# only at the memory its own save made.
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio, pytest.mark.any_store]
 
 DEADLINE_SECONDS = 60
@@ -29,7 +30,7 @@ DEADLINE_SECONDS = 60
     ids=["sdk-client-name", "custom-client-name", "ALETHEIA_TOOL"],
 )
 async def test_sdk_over_the_stdio_proxy(
-    hub: HubProcess,
+    shared_hub: HubProcess,
     shop: Path,
     mode: str,
     tool: str | None,
@@ -37,7 +38,7 @@ async def test_sdk_over_the_stdio_proxy(
     source: str,
 ) -> None:
     # The SDK passes only HOME, PATH, SHELL, ... on: every ALETHEIA_* must be given here.
-    env = {"ALETHEIA_HUB_URL": hub.mcp_url, "ALETHEIA_CWD": str(shop)}
+    env = {"ALETHEIA_HUB_URL": shared_hub.mcp_url, "ALETHEIA_CWD": str(shop)}
     if tool is not None:
         env["ALETHEIA_TOOL"] = tool
     server = StdioServerParameters(command=str(PROXY), env=env)
@@ -46,9 +47,10 @@ async def test_sdk_over_the_stdio_proxy(
         async with Client(server, mode=mode, client_info=client_info) as client:
             assert client.server_info is not None
             assert client.server_info.name == "aletheia"
-            saved = await client.call_tool("save_memory", {"text": "Orders ship from Lyon"})
-            assert text_of(saved) == "Saved as #1 in shop."
-            fetched = text_of(await client.call_tool("get_observations", {"ids": [1]}))
-    assert "Orders ship from Lyon" in fetched
+            memory = f"Orders ship from Lyon ({mode}, {source}, {client_name})"
+            saved = await client.call_tool("save_memory", {"text": memory})
+            new_id = saved_id(text_of(saved), "shop")
+            fetched = text_of(await client.call_tool("get_observations", {"ids": [new_id]}))
+    assert memory in fetched
     assert "\nshop · " in fetched
     assert f"source: {source}" in fetched

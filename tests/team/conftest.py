@@ -22,7 +22,6 @@ from aletheia_shared import headers, jsonrpc
 from tests.conftest import (
     BIN,
     free_port,
-    fresh_postgres_schema,
     prefill_store,
     process_env,
     require_service,
@@ -246,23 +245,6 @@ def start_sync() -> Iterator[StartSync]:
         yield starter
     finally:
         starter.stop_all()
-
-
-# --- a store shared by a whole module ------------------------------------------------------------
-
-
-@pytest.fixture(
-    scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
-)
-def module_store_url(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[str]:
-    """One store per module and backend (SQLite file, or a fresh PostgreSQL schema)."""
-    if request.param == "sqlite":
-        yield sqlite_url(tmp_path_factory.mktemp("team") / "hub.db")
-        return
-    with fresh_postgres_schema() as url:
-        yield url
 
 
 @dataclass(frozen=True)
