@@ -1,6 +1,7 @@
-"""What importing the hub costs: the web console's pages, export and import, the host code and
-the redaction patterns load when first used, never with `aletheia_hub.app` (which every hub
-start, CLI command and test process imports). Read in a fresh interpreter's sys.modules."""
+"""What importing the hub costs: the web console's pages, export and import, the host code, the
+OpenAI-compatible embedder and the redaction patterns load when first used, never with
+`aletheia_hub.app` (which every hub start and test process imports), and `aletheia --help`
+loads no command's module. Read in a fresh interpreter's sys.modules."""
 
 import subprocess
 import sys
@@ -11,13 +12,15 @@ from aletheia_hub.mcp.tools.open_mem import portable as portable_tools
 from aletheia_hub.store.portable import import_run
 
 # Loaded only when first used: the console's pages (and Jinja under them), export and import,
-# the host catalog and rule files.
+# the host catalog and rule files, the OpenAI-compatible embedder's HTTP client.
 LOADED_WHEN_USED: Final = (
     "aletheia_hub.http.console.pages",
     "aletheia_hub.http.console.render",
     "jinja2",
     "aletheia_hub.store.portable",
     "aletheia_hub.hosts",
+    "aletheia_hub.embed.openai_compatible",
+    "httpx",
 )
 
 
@@ -73,6 +76,18 @@ def test_a_hub_answering_probes_and_tool_calls_loads_its_console_with_the_first_
         "404 text/html; charset=utf-8 True",
         "200 200",
     ]
+
+
+def test_help_loads_no_commands_module() -> None:
+    probe = (
+        "import contextlib, io, sys\n"
+        "from aletheia_hub.cli import main\n"
+        "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['--help'])\n"
+        "print(sorted(name for name in sys.modules if name.startswith('aletheia_hub.commands.')))\n"
+        "print('sqlalchemy' in sys.modules)\n"
+    )
+    assert _run(probe) == ["['aletheia_hub.commands.store_error']", "False"]
 
 
 def test_the_import_tools_modes_are_the_importers() -> None:

@@ -15,7 +15,6 @@ from collections.abc import Iterable, Sequence
 from typing import Final
 
 from sqlalchemy import ColumnElement, and_, delete, false, or_, select
-from sqlalchemy.dialects import postgresql
 from sqlmodel import Session
 
 from aletheia_hub.store.db import Database
@@ -38,6 +37,9 @@ def claim(
     `model` by now (done by a hub whose claim has gone)."""
     if not keys or not _shared(session):
         return set(keys)
+    # Here: only a shared PostgreSQL store claims, and a SQLite hub never loads its dialect.
+    from sqlalchemy.dialects import postgresql
+
     session.execute(delete(EMBEDDING_CLAIMS).where(_CLAIMS.expires_at_ms < now_ms))
     rows = [
         {"item_kind": kind, "item_id": item_id, "owner": owner, "expires_at_ms": now_ms + HOLD_MS}

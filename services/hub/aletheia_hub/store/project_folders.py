@@ -3,13 +3,15 @@ write the rules files. Bounded: the newest MAX_PER_PROJECT of a project, MAX_FOL
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from sqlalchemy import Select, delete, select, tuple_
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session
 
 from aletheia_hub.store.tables import PROJECT_FOLDERS
+
+if TYPE_CHECKING:
+    from sqlalchemy.dialects import postgresql, sqlite
 
 MAX_PER_PROJECT: Final = 20
 MAX_FOLDERS: Final = 1000
@@ -81,8 +83,13 @@ def _newest() -> Select[tuple[str, str, int]]:
     )
 
 
-def _insert(session: Session) -> postgresql.Insert | sqlite.Insert:
-    """INSERT … ON CONFLICT in the store's dialect (SQLite and PostgreSQL both have it)."""
+def _insert(session: Session) -> "postgresql.Insert | sqlite.Insert":
+    """INSERT … ON CONFLICT in the store's dialect (SQLite and PostgreSQL both have it); the
+    dialect's module loads here, so a hub imports only its own store's."""
     if session.get_bind().dialect.name == "postgresql":
+        from sqlalchemy.dialects import postgresql
+
         return postgresql.insert(PROJECT_FOLDERS)
+    from sqlalchemy.dialects import sqlite
+
     return sqlite.insert(PROJECT_FOLDERS)
