@@ -23,9 +23,9 @@ def start_proxy() -> Iterator[StartProxy]:
 
 
 @pytest.fixture
-def proxy_env(hub_env: dict[str, str], hub: HubProcess, shop: Path) -> dict[str, str]:
-    """The proxy's environment: the test's hub, the shop repository, no ALETHEIA_TOOL."""
-    return {**hub_env, "ALETHEIA_HUB_URL": hub.mcp_url, "ALETHEIA_CWD": str(shop)}
+def proxy_env(shared_hub_env: dict[str, str], shared_hub: HubProcess, shop: Path) -> dict[str, str]:
+    """The proxy's environment: the module's hub, the shop repository, no ALETHEIA_TOOL."""
+    return {**shared_hub_env, "ALETHEIA_HUB_URL": shared_hub.mcp_url, "ALETHEIA_CWD": str(shop)}
 
 
 @pytest.fixture
