@@ -17,6 +17,7 @@ from aletheia_shared.store import record_path, store_location
 from tests.conftest import process_env
 from tests.jsonrpc_messages import initialize_request, ping_request, tool_call_request
 from tests.proxy.process import (
+    START_SECONDS,
     PinnedHub,
     StartProxy,
     end_process,
@@ -28,8 +29,6 @@ from tests.proxy.process import (
 )
 
 pytestmark = pytest.mark.e2e
-
-START_SECONDS = 60.0  # the proxy itself gives up after 20 s; a loaded machine is slow
 
 
 @dataclass

@@ -30,6 +30,9 @@ PROXY: Final = BIN / "aletheia-mcp"
 SERVER: Final = BIN / "aletheia-server"
 READ_SECONDS: Final = 30.0
 EXIT_SECONDS: Final = 15.0
+# How long a first request may wait on a hub a proxy starts: the proxy itself gives up after
+# 20 s, and a loaded machine is slow.
+START_SECONDS: Final = 60.0
 _EOF: Final = b""
 
 

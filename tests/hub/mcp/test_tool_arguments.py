@@ -8,15 +8,9 @@ from fastapi.testclient import TestClient
 
 from tests.helpers import McpHttpClient
 from tests.hub.raw import count_rows
+from tests.hub.tools.support import failure
 
 NO_MEMORIES = "No memories found for those ids."
-
-
-def failure(mcp: McpHttpClient, name: str, arguments: dict[str, Any]) -> str:
-    """The text of a tools/call that must fail as a tool (isError), not as JSON-RPC."""
-    text, is_error = mcp.call_tool(name, arguments)
-    assert is_error, text
-    return text
 
 
 def test_save_memory_with_text_of_the_wrong_type_names_text(mcp: McpHttpClient) -> None:
