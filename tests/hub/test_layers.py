@@ -33,6 +33,7 @@ RANKS: Final = {
     "ratelimit": 0,
     # Shared modules built on those.
     "capture": 1,
+    "work_capture": 1,  # events, test-run reading and digests: redaction at most
     "folder_context": 1,
     "metrics": 1,
     "redact": 1,
