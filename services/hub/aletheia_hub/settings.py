@@ -1,5 +1,6 @@
 """Hub settings, read from ALETHEIA_* environment variables."""
 
+import json
 import os
 from pathlib import Path
 from typing import Annotated, Literal
@@ -8,6 +9,7 @@ from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from aletheia_hub.capture import CaptureLimits, host_keys, parse_hosts
+from aletheia_hub.work_capture.limits import WorkLimits
 from aletheia_shared import env
 from aletheia_shared.store import (
     StoreLocation,
@@ -75,6 +77,15 @@ class Settings(BaseSettings):
     capture_max_prompt_bytes: int = Field(default=8 * 1024, ge=256)
     # Hosts (the `tool` a hook sends) whose prompts are not kept; `*` for every host.
     capture_off_for: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    # What hooks capture of the work itself (POST /api/work): the oldest events beyond any
+    # ceiling are deleted on every report (capture_max_age_days holds for them too); a
+    # session's digest is one memory of at most capture_digest_max_chars.
+    capture_max_events_per_session: int = Field(default=500, ge=1)
+    capture_max_events_per_project_day: int = Field(default=2_000, ge=1)
+    capture_max_work_bytes_per_project: int = Field(default=10 * 1024 * 1024, ge=64 * 1024)
+    capture_digest_max_chars: int = Field(default=2_000, ge=200, le=20_000)
+    # Projects whose prompts and work are not kept.
+    capture_off_projects: Annotated[list[str], NoDecode] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _embedder_server(self) -> "Settings":
@@ -94,6 +105,15 @@ class Settings(BaseSettings):
             return host_keys(value)
         return value
 
+    @field_validator("capture_off_projects", mode="before")
+    @classmethod
+    def _project_names(cls, value: object) -> object:
+        if isinstance(value, str) and not value.strip().startswith("["):
+            return [name for name in (part.strip() for part in value.split(",")) if name]
+        if isinstance(value, str):
+            return json.loads(value)
+        return value
+
     def capture_limits(self) -> CaptureLimits:
         return CaptureLimits(
             max_age_days=self.capture_max_age_days,
@@ -101,6 +121,18 @@ class Settings(BaseSettings):
             max_bytes_per_project=self.capture_max_bytes_per_project,
             max_prompt_bytes=self.capture_max_prompt_bytes,
         )
+
+    def work_limits(self) -> WorkLimits:
+        return WorkLimits(
+            max_per_session=self.capture_max_events_per_session,
+            max_per_project_day=self.capture_max_events_per_project_day,
+            max_bytes_per_project=self.capture_max_work_bytes_per_project,
+            max_age_days=self.capture_max_age_days,
+            digest_max_chars=self.capture_digest_max_chars,
+        )
+
+    def capture_is_off_for_project(self, project: str) -> bool:
+        return project in self.capture_off_projects
 
     def resolved_database_url(self) -> str:
         """PostgreSQL URL when given, else the SQLite file (hub_db, else data_dir/hub.db)."""

@@ -267,3 +267,36 @@ class ProjectFolder(SQLModel, table=True):
     project: str = Field(sa_column=Column(String(200), primary_key=True))
     folder: str = Field(sa_column=Column(Text, primary_key=True))
     last_seen_at_ms: int = Field(sa_column=Column(BigInteger, nullable=False))
+
+
+class WorkEvent(SQLModel, table=True):
+    """What a hook reported an agent did in a host session: an edit (file, lines added and
+    removed, an excerpt in `detail`) or a command (line, exit code, duration, output tail in
+    `detail`, the test run read from it in `test_json`). The same event again, right after
+    itself, is one row: `repeat_count` and `last_seen_at_ms` move. Secrets and <private> spans
+    are out of every text column."""
+
+    __tablename__ = "work_events"
+    __table_args__ = (
+        Index("ix_work_events_session", "project", "host", "session_key", "id"),
+        Index("ix_work_events_project_created", "project", "created_at_ms", "id"),
+    )
+    id: int | None = Field(default=None, sa_column=Column(Integer, primary_key=True))
+    project: str = Field(max_length=200)
+    host: str = Field(max_length=100)
+    session_key: str = Field(max_length=200)
+    kind: str = Field(max_length=10)  # edit or command
+    tool: str = Field(max_length=100)
+    file: str | None = Field(default=None, sa_column=Column(Text))
+    added: int | None = None
+    removed: int | None = None
+    command: str | None = Field(default=None, sa_column=Column(Text))
+    exit_code: int | None = None
+    duration_ms: int | None = Field(default=None, sa_column=Column(BigInteger))
+    detail: str = Field(sa_column=Column(Text, nullable=False))
+    test_json: str | None = Field(default=None, sa_column=Column(Text))
+    fingerprint: str = Field(max_length=64)
+    repeat_count: int = Field(sa_column=Column(Integer, nullable=False))
+    bytes: int = Field(sa_column=Column(Integer, nullable=False))
+    created_at_ms: int = Field(sa_column=Column(BigInteger, nullable=False))
+    last_seen_at_ms: int = Field(sa_column=Column(BigInteger, nullable=False))

@@ -21,6 +21,7 @@ from aletheia_hub.store.models import (
     ProjectFolder,
     Rule,
     StoreMeta,
+    WorkEvent,
     WorkStateList,
 )
 
@@ -49,3 +50,4 @@ EMBEDDINGS: Final = _table_of(Embedding)
 EMBEDDING_CLAIMS: Final = _table_of(EmbeddingClaim)
 BROWSER_SESSIONS: Final = _table_of(BrowserSession)
 PROJECT_FOLDERS: Final = _table_of(ProjectFolder)
+WORK_EVENTS: Final = _table_of(WorkEvent)
