@@ -320,7 +320,7 @@ _SUMMARIES: Final = {
     "install": "add Aletheia to a host's MCP config (prints the diff; --write writes it)",
     "uninstall": "take Aletheia (and its hooks) out of a host's config",
     "rules": "write the enabled rules into hosts' instruction files (CLAUDE.md, AGENTS.md, ...)",
-    "hook": "run a host's session hook (reads the hook's JSON on stdin)",
+    "hook": "run a host's hook: session start, prompt, tool call, session end (JSON on stdin)",
     "doctor": "check the store, the local hub, the proxy, Redis and each host's config",
     "status": "list the hubs on this machine: port, pid, store, version, uptime, who started it",
     "stop": "stop a hub on this machine (default: the one on ALETHEIA_PORT)",

@@ -1,9 +1,10 @@
 """What a host's session hook asks the hub, as a client of it like aletheia-mcp: reach the hub
 the proxy would use from a folder (starting a local one when none answers), read the
-session-start context, record a prompt."""
+session-start context, record a prompt, send the work of a session (edits and commands) and
+end a session (the hub then writes its digest)."""
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from aletheia_proxy.config import ConfigError, load_config
@@ -71,16 +72,51 @@ def session_context(hub: HubClient) -> str:
 def record_prompt(hub: HubClient, prompt: str, tool: str) -> None:
     """Store the prompt as a session request of the client's project (the hub redacts it;
     200 is a repeat counted, or nothing kept by the hub's own capture settings)."""
-    url = health_url(hub.hub_url).removesuffix("/healthz") + "/api/requests"
     body = {"request": prompt, "project": hub.config.project, "tool": tool}
+    _post(hub, "/api/requests", body)
+
+
+def record_work(
+    hub: HubClient, tool: str, session: str, events: Sequence[Mapping[str, Any]]
+) -> dict[str, Any]:
+    """Send a session's edits and commands (1 to 50, as POST /api/work takes them); the hub's
+    answer: how many it kept, counted as repeats, skipped and pruned."""
+    body = {
+        "project": hub.config.project,
+        "tool": tool,
+        "session": session,
+        "events": [dict(e) for e in events],
+    }
+    return _post(hub, "/api/work", body)
+
+
+def end_session(
+    hub: HubClient, tool: str, session: str, first_request: str | None = None
+) -> dict[str, Any]:
+    """Tell the hub the session ended (or went idle), so it writes the session's digest;
+    `first_request` is what was asked first when the host tells it (else the hub takes the
+    first prompt it recorded for the session)."""
+    body: dict[str, Any] = {"project": hub.config.project, "tool": tool, "session": session}
+    if first_request:
+        body["first_request"] = first_request
+    return _post(hub, "/api/work/session-end", body)
+
+
+def _post(hub: HubClient, path: str, body: Mapping[str, Any]) -> dict[str, Any]:
+    url = health_url(hub.hub_url).removesuffix("/healthz") + path
     try:
-        response = hub.post_json(url, body)
+        response = hub.post_json(url, dict(body))
     except HubUnreachable as error:
         raise HubCallFailed(f"the hub at {url} cannot be reached ({error})") from None
     except HubUntrusted as error:
         raise HubCallFailed(str(error)) from None
     if response.status_code not in (200, 201):
-        raise HubCallFailed(f"the hub refused the request: HTTP {response.status_code}")
+        raise HubCallFailed(f"the hub refused {path}: HTTP {response.status_code}")
+    try:
+        answer = response.json()
+    except ValueError:
+        return {}
+    return answer if isinstance(answer, dict) else {}
 
 
 def _rpc(hub: HubClient, message: dict[str, Any]) -> dict[str, Any] | None:

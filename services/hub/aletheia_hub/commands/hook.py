@@ -1,11 +1,11 @@
-"""aletheia hook session-start|user-prompt: the commands a host's session hooks run."""
+"""aletheia hook session-start|user-prompt|tool-use|session-end: the commands a host's hooks run."""
 
 import argparse
 import json
 import os
 import sys
 
-from aletheia_hub.hosts import hooks
+from aletheia_hub.hosts import hooks, tool_events
 from aletheia_hub.hosts.catalog import HOSTS
 from aletheia_hub.hosts.store_env import NAMES as CARRIED
 from aletheia_proxy import hook_calls
@@ -19,11 +19,17 @@ def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         "session-start prints the session-start context as the hook's additional context; "
         "user-prompt records the prompt, redacted, as a session request (text inside "
         "<private>…</private> is never sent; nothing is sent when ALETHEIA_CAPTURE_OFF_FOR "
-        "names the host or is *). When no hub answers, "
+        "names the host or is *). tool-use sends an edit or a command the host reports "
+        "(read-only tools send nothing); session-end asks the hub for the session's digest. "
+        "When no hub answers, "
         "one is started as aletheia-mcp does; a hook that cannot finish within its budget "
         "exits 0 and says why on stderr, so it never blocks the host.",
     )
-    parser.add_argument("event", choices=["session-start", "user-prompt"], help="the hook")
+    parser.add_argument(
+        "event",
+        choices=["session-start", "user-prompt", "tool-use", "session-end"],
+        help="the hook",
+    )
     parser.add_argument(
         "--tool", default="claude-code", choices=sorted(HOSTS), help="the host running it"
     )
@@ -41,8 +47,9 @@ def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     parser.add_argument(
         "--budget",
         type=float,
-        default=hooks.BUDGET_SECONDS,
-        help=f"seconds the hook may take (default {hooks.BUDGET_SECONDS:.0f})",
+        default=None,
+        help=f"seconds the hook may take (default {hooks.TOOL_USE_BUDGET_SECONDS:g} for tool-use, "
+        f"{hooks.BUDGET_SECONDS:g} for the others)",
     )
 
 
@@ -64,6 +71,9 @@ def run(args: argparse.Namespace) -> int:
         environ[env.TOKEN] = args.token
 
     def work() -> str | None:
+        if args.event in ("tool-use", "session-end"):
+            capture(args.event, args.tool, given, environ)
+            return None
         prompt = None
         if args.event == "user-prompt":
             prompt = hooks.prompt_to_send(given.prompt, args.tool, environ)
@@ -83,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
             raise hooks.HookFailed(str(error)) from None
 
     try:
-        answer = hooks.within_budget(work, args.budget)
+        answer = hooks.within_budget(work, _budget(args))
     except hooks.HookFailed as error:
         print(f"aletheia hook {args.event}: skipped: {error}", file=sys.stderr)
         answer = None
@@ -93,3 +103,34 @@ def run(args: argparse.Namespace) -> int:
     if answer is not None:
         print(answer)
     return 0
+
+
+def _budget(args: argparse.Namespace) -> float:
+    if args.budget is not None:
+        return float(args.budget)
+    return hooks.TOOL_USE_BUDGET_SECONDS if args.event == "tool-use" else hooks.BUDGET_SECONDS
+
+
+def capture(event: str, tool: str, given: hooks.HookInput, environ: dict[str, str]) -> None:
+    """Send the edit or command one tool call made, or end the session; nothing is sent (and
+    no hub reached) when capture is off for the host or the call changed nothing."""
+    if hooks.capture_off(tool, environ):
+        return
+    session = tool_events.session_of(given.payload)
+    if session is None:
+        raise hooks.HookFailed("the host sent no session id: nothing sent")
+    events = tool_events.read_tool_events(tool, given.payload) if event == "tool-use" else []
+    if event == "tool-use" and not events:
+        return  # a read-only or unknown tool
+    first = hooks.first_request(given.payload) if event == "session-end" else None
+    try:
+        hub = hook_calls.connect(environ, given.cwd, tool)
+        try:
+            if event == "tool-use":
+                hook_calls.record_work(hub, tool, session, tool_events.bodies(events))
+            else:
+                hook_calls.end_session(hub, tool, session, first)
+        finally:
+            hub.close()
+    except hook_calls.HubCallFailed as error:
+        raise hooks.HookFailed(str(error)) from None

@@ -9,19 +9,30 @@ same): SessionStart and UserPromptSubmit send `{"session_id", "transcript_path",
 `{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "..."}}`.
 Cursor sends `workspace_roots` instead of `cwd` and wants `{"continue": true}` from every hook,
 with `additional_context` added at session start.
+
+The capture hooks (tool-use, session-end) read the tool call with hosts/tool_events.py and, at
+a session's end, what was asked first from the host's transcript when it names one (Claude
+Code's and Codex's JSON lines, Gemini CLI's JSON file) or from the payload (our OpenCode
+plugin); else the hub takes the first prompt it recorded.
 """
 
 import json
 import os
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Final, TextIO
 
 from aletheia_hub.capture import CAPTURE_OFF_FOR_ENV, capture_is_off, parse_hosts, prompt_to_keep
 from aletheia_hub.hosts.catalog import Host
 
 BUDGET_SECONDS: Final = 10.0
+TOOL_USE_BUDGET_SECONDS: Final = (
+    2.0  # runs after every edit and command: it must stay out of the way
+)
+FIRST_REQUEST_MAX_CHARS: Final = 2_000
+TRANSCRIPT_READ_BYTES: Final = 4_000_000  # the first request is near the start
 CONTEXT_MAX_CHARS: Final = 6_000
 
 
@@ -33,6 +44,7 @@ class HookFailed(Exception):
 class HookInput:
     cwd: str
     prompt: str | None
+    payload: dict[str, Any] = field(default_factory=dict)  # the whole JSON object the host sent
 
 
 def read_input(stream: TextIO) -> HookInput:
@@ -51,6 +63,7 @@ def read_input(stream: TextIO) -> HookInput:
     return HookInput(
         cwd=cwd if isinstance(cwd, str) and cwd else os.getcwd(),
         prompt=prompt if isinstance(prompt, str) else None,
+        payload=payload,
     )
 
 
@@ -81,14 +94,113 @@ def within_budget(work: Callable[[], str | None], budget: float) -> str | None:
 def prompt_to_send(prompt: str | None, tool: str, environ: Mapping[str, str]) -> str | None:
     """The prompt as it may leave this machine, <private> text taken out; None when nothing
     is left or this environment switches capture off for `tool` (ALETHEIA_CAPTURE_OFF_FOR)."""
+    if prompt is None or capture_off(tool, environ):
+        return None
+    kept = prompt_to_keep(prompt)
+    return kept if kept.strip() else None
+
+
+def capture_off(tool: str, environ: Mapping[str, str]) -> bool:
+    """Whether this environment switches capture off for `tool` (ALETHEIA_CAPTURE_OFF_FOR)."""
     try:
         off_for = parse_hosts(environ.get(CAPTURE_OFF_FOR_ENV, ""))
     except ValueError as error:
         raise HookFailed(f"{CAPTURE_OFF_FOR_ENV} names no hosts ({error}): nothing sent") from None
-    if prompt is None or capture_is_off(off_for, tool):
+    return capture_is_off(off_for, tool)
+
+
+def first_request(payload: Mapping[str, Any]) -> str | None:
+    """What the user asked first in the session, <private> text taken out: the payload's
+    `first_request` (our OpenCode plugin), else the first user message of the transcript the
+    host names; None when neither tells it."""
+    given = payload.get("first_request")
+    text = given if isinstance(given, str) else None
+    path = payload.get("transcript_path")
+    if text is None and isinstance(path, str) and path:
+        try:
+            text = _first_in_transcript(Path(path))
+        except (OSError, ValueError, RecursionError):
+            text = None
+    if text is None:
         return None
-    kept = prompt_to_keep(prompt)
-    return kept if kept.strip() else None
+    kept = " ".join(prompt_to_keep(text).split())
+    if not kept:
+        return None
+    return (
+        kept if len(kept) <= FIRST_REQUEST_MAX_CHARS else kept[: FIRST_REQUEST_MAX_CHARS - 1] + "…"
+    )
+
+
+def _first_in_transcript(path: Path) -> str | None:
+    with path.open("rb") as stream:
+        head = stream.read(TRANSCRIPT_READ_BYTES).decode(errors="replace")
+    if head.lstrip().startswith("{") and "\n{" not in head.strip():
+        try:
+            document = json.loads(head)  # Gemini CLI: one JSON document with its messages
+        except ValueError:
+            document = None
+        if isinstance(document, dict) and isinstance(document.get("messages"), list):
+            for message in document["messages"]:
+                if isinstance(message, dict) and message.get("type") == "user":
+                    found = _user_text(message.get("content"))
+                    if found:
+                        return found
+            return None
+    for line in head.splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        found = _entry_request(entry) if isinstance(entry, dict) else None
+        if found:
+            return found
+    return None
+
+
+_NOT_ASKED: Final = (
+    "<environment_context>",
+    "<user_instructions>",
+    "<command-",
+    "<local-command",
+    "Caveat:",
+    "# AGENTS.md",
+    "<system-reminder>",
+)
+
+
+def _entry_request(entry: dict[str, Any]) -> str | None:
+    """A transcript line's user request: Claude Code `{"type": "user", "message": {...}}`,
+    Codex `{"type": "event_msg", "payload": {"type": "user_message", "message": ...}}`."""
+    if entry.get("type") == "user" and not entry.get("isMeta"):
+        message = entry.get("message")
+        if isinstance(message, dict) and message.get("role") == "user":
+            return _user_text(message.get("content"))
+    body = entry.get("payload")
+    if (
+        entry.get("type") == "event_msg"
+        and isinstance(body, dict)
+        and body.get("type") == "user_message"
+        and isinstance(body.get("message"), str)
+    ):
+        return _asked(body["message"])
+    return None
+
+
+def _user_text(content: object) -> str | None:
+    if isinstance(content, str):
+        return _asked(content)
+    if isinstance(content, list):
+        for part in content:
+            if isinstance(part, dict) and part.get("type") in ("text", "input_text", None):
+                text = part.get("text")
+                if isinstance(text, str) and _asked(text):
+                    return _asked(text)
+    return None
+
+
+def _asked(text: str) -> str | None:
+    text = text.strip()
+    return text if text and not text.startswith(_NOT_ASKED) else None
 
 
 def cut(text: str, limit: int = CONTEXT_MAX_CHARS) -> str:
