@@ -145,15 +145,20 @@ def postgres_schema_url() -> Iterator[str]:
 # they never start last and keep one worker busy after the others are done.
 FIRST_FILES: Final = (
     "tests/packaging/test_wheel_install.py",
+    "tests/packaging/test_registry_install.py",
     "tests/durability/test_concurrent_saves.py",
+    "tests/hub/test_hub_lifecycle.py",
+    "tests/e2e/test_autostart.py",
+    "tests/browser/test_console.py",
 )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Modules marked any_store test protocol behaviour that no store changes: their
     PostgreSQL copies are deselected (not skipped), so the time goes to the store suites.
-    The longest files come first (FIRST_FILES)."""
-    items.sort(key=lambda item: item.nodeid.split("::")[0] not in FIRST_FILES)
+    The longest files come first, longest first (FIRST_FILES)."""
+    first = {name: rank for rank, name in enumerate(FIRST_FILES)}
+    items.sort(key=lambda item: first.get(item.nodeid.split("::")[0], len(first)))
     dropped = [
         item
         for item in items
