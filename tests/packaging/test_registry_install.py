@@ -23,8 +23,8 @@ from tests.conftest import process_env, require_service
 from tests.packaging.wheelhouse import (
     ROOT,
     Installed,
+    assert_pip_check_is_clean,
     our_wheels,
-    pip_env,
     registry_problem,
     registry_venv,
 )
@@ -150,16 +150,7 @@ def test_the_aletheia_mcp_command_pip_installed_is_our_proxy(
 def test_pip_check_is_clean_after_the_install_from_the_registry(
     from_the_registry: Installed,
 ) -> None:
-    done = subprocess.run(
-        from_the_registry.pip("check"),
-        env=pip_env(isolated=True),
-        capture_output=True,
-        text=True,
-        timeout=CLI_SECONDS,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout
-    assert "No broken requirements found." in done.stdout
+    assert_pip_check_is_clean(from_the_registry)
 
 
 def test_uv_tool_install_from_the_wheels_links_our_four_commands(uv_tool: Path) -> None:

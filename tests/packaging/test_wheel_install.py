@@ -28,6 +28,7 @@ from tests.packaging.dockerfile import DOCKERFILE, final_stage
 from tests.packaging.wheelhouse import (
     Installed,
     UserInstall,
+    assert_pip_check_is_clean,
     fresh_venv,
     pip_env,
     user_install,
@@ -97,16 +98,7 @@ def test_pip_check_is_clean_with_and_without_the_embed_extra(
     with_embed: Installed, keyword_only: Installed
 ) -> None:
     for installed in (with_embed, keyword_only):
-        done = subprocess.run(
-            installed.pip("check"),
-            env=pip_env(isolated=True),
-            capture_output=True,
-            text=True,
-            timeout=CLI_SECONDS,
-            check=False,
-        )
-        assert done.returncode == 0, done.stdout
-        assert "No broken requirements found." in done.stdout
+        assert_pip_check_is_clean(installed)
 
 
 def test_the_fresh_venv_holds_no_development_requirement(with_embed: Installed) -> None:

@@ -75,6 +75,20 @@ def pip_env(*, isolated: bool) -> dict[str, str]:
     return env
 
 
+def assert_pip_check_is_clean(installed: Installed) -> None:
+    """`pip check` in the venv finds every requirement of what is installed met."""
+    done = subprocess.run(
+        installed.pip("check"),
+        env=pip_env(isolated=True),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout
+    assert "No broken requirements found." in done.stdout
+
+
 def registry_env() -> dict[str, str]:
     """pip_env(isolated=True) with the registry reachable: pip's default index, or the one
     PIP_INDEX_URL names here (a machine that reaches the registry through a mirror)."""
