@@ -18,7 +18,7 @@ model = "o4-mini"
 """
 TRUST = (
     "Codex runs these hooks only once you trust them: start Codex, type /hooks and trust "
-    "SessionStart and UserPromptSubmit (again after each change to them)."
+    "SessionStart, UserPromptSubmit, PostToolUse and Stop (again after each change to them)."
 )
 
 
@@ -74,18 +74,22 @@ def test_doctor_tells_what_is_left_to_do_in_codex_and_what_to_fix(tmp_path: Path
         == 0
     )
     lines = run_aletheia("doctor", env=env, home=tmp_path).stdout.splitlines()
-    assert f"TODO codex hooks: SessionStart, UserPromptSubmit written. {TRUST}" in lines
+    assert (
+        f"TODO codex hooks: SessionStart, UserPromptSubmit, PostToolUse, Stop written. {TRUST}"
+        in lines
+    )
 
     config = config_file(tmp_path)
     config.write_text(config.read_text().replace("hooks = true", "hooks = false"))
     done = run_aletheia("doctor", env=env, home=tmp_path)
     assert done.returncode == 1
     assert (
-        "FIX  codex hooks: SessionStart, UserPromptSubmit written, but ~/.codex/config.toml "
+        "FIX  codex hooks: SessionStart, UserPromptSubmit, PostToolUse, Stop written, but "
+        "~/.codex/config.toml "
         "turns hooks off; run `aletheia install codex --hooks --write`"
     ) in done.stdout.splitlines()
     fixed = run_aletheia("install", "codex", "--hooks", "--write", env=env, home=tmp_path)
     assert fixed.returncode == 0, fixed.stderr
     assert tomllib.loads(config.read_text())["features"] == {"hooks": True}
     hooks = json.loads((tmp_path / ".codex" / "hooks.json").read_text())["hooks"]
-    assert list(hooks) == ["SessionStart", "UserPromptSubmit"]
+    assert list(hooks) == ["SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"]

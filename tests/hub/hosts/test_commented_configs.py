@@ -47,7 +47,7 @@ def test_gemini_settings_with_comments_get_server_and_hooks_and_give_them_back(
     assert '"github": {"command": "gh-mcp"}' in text and "/* the light one */" in text
     settings = parse_jsonc(text)
     assert settings["mcpServers"]["aletheia"]["command"] == PROXY
-    assert list(settings["hooks"]) == ["SessionStart", "BeforeAgent"]
+    assert list(settings["hooks"]) == ["SessionStart", "BeforeAgent", "AfterTool", "SessionEnd"]
     assert cli("uninstall", "gemini-cli", "--write").code == 0
     assert path.read_text() == GEMINI
 

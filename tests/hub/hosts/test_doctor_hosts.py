@@ -18,7 +18,10 @@ def test_doctor_passes_a_healthy_setup_and_names_hosts_left_to_connect(
     assert done.returncode == 0, done.stdout
     lines = done.stdout.splitlines()
     assert any(line.startswith("ok   claude-code: ~/.claude.json starts /") for line in lines)
-    assert "ok   claude-code hooks: SessionStart, UserPromptSubmit" in lines
+    assert (
+        "ok   claude-code hooks: SessionStart, UserPromptSubmit, PostToolUse, "
+        "PostToolUseFailure, Stop, SessionEnd" in lines
+    )
     assert (
         "--   cursor: not connected (~/.cursor/mcp.json not found); connect: "
         "`aletheia install cursor --write`"

@@ -1,5 +1,6 @@
-"""aletheia install claude-code --hooks: our two hooks in Claude Code's settings, beside the
-user's own, added once and taken out alone."""
+"""aletheia install claude-code --hooks: our hooks in Claude Code's settings, beside the
+user's own, added once and taken out alone; the tool-use hooks only for tools that edit files
+or run commands."""
 
 import json
 from pathlib import Path
@@ -17,9 +18,13 @@ def settings_file(home: Path) -> Path:
     return home / ".claude" / "settings.json"
 
 
-def ours(subcommand: str) -> dict[str, Any]:
-    command = f"{ALETHEIA} hook {subcommand} --tool claude-code"
-    return {"hooks": [{"type": "command", "command": command, "timeout": 30}]}
+CLAUDE_TOOLS = "Edit|MultiEdit|Write|NotebookEdit|Bash"
+
+
+def ours(subcommand: str, matcher: str | None = None, host: str = "claude-code") -> dict[str, Any]:
+    command = f"{ALETHEIA} hook {subcommand} --tool {host}"
+    group: dict[str, Any] = {} if matcher is None else {"matcher": matcher}
+    return {**group, "hooks": [{"type": "command", "command": command, "timeout": 30}]}
 
 
 def test_hooks_are_added_beside_the_users_hooks_once(cli: Cli, home: Path) -> None:
@@ -34,6 +39,10 @@ def test_hooks_are_added_beside_the_users_hooks_once(cli: Cli, home: Path) -> No
         "SessionStart": [*USER_HOOKS["SessionStart"], ours("session-start")],
         "PreToolUse": USER_HOOKS["PreToolUse"],
         "UserPromptSubmit": [ours("user-prompt")],
+        "PostToolUse": [ours("tool-use", CLAUDE_TOOLS)],
+        "PostToolUseFailure": [ours("tool-use", CLAUDE_TOOLS)],
+        "Stop": [ours("session-end")],
+        "SessionEnd": [ours("session-end")],
     }
     assert (home / ".claude.json").exists()  # the MCP entry is written too
     written = path.read_bytes()
@@ -92,10 +101,19 @@ def test_gemini_cli_gets_server_and_hooks_in_its_one_settings_file(cli: Cli, hom
     assert settings["mcpServers"]["aletheia"]["env"] == {"ALETHEIA_TOOL": "gemini-cli"}
     start = f"{ALETHEIA} hook session-start --tool gemini-cli"
     prompt = f"{ALETHEIA} hook user-prompt --tool gemini-cli"
+    tool_use = f"{ALETHEIA} hook tool-use --tool gemini-cli"
+    end = f"{ALETHEIA} hook session-end --tool gemini-cli"
     assert settings["hooks"] == {
-        "AfterTool": user["hooks"]["AfterTool"],
+        "AfterTool": [
+            *user["hooks"]["AfterTool"],
+            {
+                "matcher": "write_file|replace|run_shell_command",
+                "hooks": [{"type": "command", "command": tool_use, "timeout": 30_000}],
+            },
+        ],
         "SessionStart": [{"hooks": [{"type": "command", "command": start, "timeout": 30_000}]}],
         "BeforeAgent": [{"hooks": [{"type": "command", "command": prompt, "timeout": 30_000}]}],
+        "SessionEnd": [{"hooks": [{"type": "command", "command": end, "timeout": 30_000}]}],
     }
     assert "nothing to change" in cli("install", "gemini-cli", "--hooks", "--write").out
     assert cli("uninstall", "gemini-cli", "--write").code == 0
@@ -130,6 +148,8 @@ def test_codex_hooks_go_into_its_hooks_file_beside_the_toml_config(cli: Cli, hom
                 ]
             }
         ],
+        "PostToolUse": [ours("tool-use", "^(Bash|apply_patch)$", host="codex")],
+        "Stop": [ours("session-end", host="codex")],
     }
     assert cli("uninstall", "codex", "--write").code == 0
     assert list(home.iterdir()) == []  # every file and folder install made is gone
@@ -164,9 +184,14 @@ def test_cursor_hooks_are_listed_flat_in_its_hooks_file_beside_the_users(
     assert json.loads(path.read_text()) == {
         "version": 1,
         "hooks": {
-            "afterFileEdit": [{"command": "./format.sh"}],
+            "afterFileEdit": [
+                {"command": "./format.sh"},
+                {"command": f"{ALETHEIA} hook tool-use --tool cursor"},
+            ],
             "sessionStart": [{"command": f"{ALETHEIA} hook session-start --tool cursor"}],
             "beforeSubmitPrompt": [{"command": f"{ALETHEIA} hook user-prompt --tool cursor"}],
+            "afterShellExecution": [{"command": f"{ALETHEIA} hook tool-use --tool cursor"}],
+            "stop": [{"command": f"{ALETHEIA} hook session-end --tool cursor"}],
         },
     }
     assert "nothing to change" in cli("install", "cursor", "--hooks", "--write").out

@@ -186,7 +186,10 @@ def test_doctor_names_an_entry_that_reaches_another_store_and_its_fix_works(
     assert fixed.returncode == 0, fixed.stderr
     again = run_aletheia("doctor", env=mine, home=home).stdout.splitlines()
     assert f"ok   claude-code: ~/.claude.json starts {PROXY} for sqlite {my_db}" in again
-    assert "ok   claude-code hooks: SessionStart, UserPromptSubmit" in again
+    assert (
+        "ok   claude-code hooks: SessionStart, UserPromptSubmit, PostToolUse, "
+        "PostToolUseFailure, Stop, SessionEnd" in again
+    )
 
 
 def test_doctor_names_an_entry_for_the_same_store_on_another_port_and_its_fix_works(
@@ -216,7 +219,10 @@ def test_doctor_names_an_entry_for_the_same_store_on_another_port_and_its_fix_wo
     again = run_aletheia("doctor", env=mine, home=home).stdout.splitlines()
     my_db = tmp_path / "mine" / "hub.db"
     assert f"ok   claude-code: ~/.claude.json starts {PROXY} for sqlite {my_db}" in again
-    assert "ok   claude-code hooks: SessionStart, UserPromptSubmit" in again
+    assert (
+        "ok   claude-code hooks: SessionStart, UserPromptSubmit, PostToolUse, "
+        "PostToolUseFailure, Stop, SessionEnd" in again
+    )
 
 
 def test_doctor_passes_an_entry_for_the_same_store_and_port(
@@ -228,7 +234,10 @@ def test_doctor_passes_an_entry_for_the_same_store_and_port(
     lines = cli("doctor").out.splitlines()
     my_db = tmp_path / "mine" / "hub.db"
     assert f"ok   claude-code: ~/.claude.json starts {PROXY} for sqlite {my_db}" in lines
-    assert "ok   claude-code hooks: SessionStart, UserPromptSubmit" in lines
+    assert (
+        "ok   claude-code hooks: SessionStart, UserPromptSubmit, PostToolUse, "
+        "PostToolUseFailure, Stop, SessionEnd" in lines
+    )
 
 
 @pytest.mark.parametrize(

@@ -20,8 +20,11 @@ class Host:
     instruction_file: str  # where rules go, from the project root
     # Where the host reads session hooks from the home folder; None: `--hooks` is not offered.
     hook_settings: str | None = None
-    # The host's hook event for each `aletheia hook` subcommand.
+    # The host's hook event for each `aletheia hook` subcommand (an event may run one of them).
     hook_events: tuple[tuple[str, str], ...] = ()
+    # The tools an event's hook runs for, in the host's matcher syntax (an event not named here
+    # runs for every call): the tool-use hook starts only for tools that edit or run commands.
+    hook_matchers: tuple[tuple[str, str], ...] = ()
     # The timeout written with each hook, in the unit the host reads (None: none written).
     hook_timeout: int | None = None
     # Hooks nested in matcher groups (Claude Code's shape) or listed flat (Cursor's); the
@@ -46,11 +49,17 @@ class Host:
                 return candidate
         return main
 
+    def hook_matcher(self, event: str) -> str | None:
+        return dict(self.hook_matchers).get(event)
+
     def hook_file(self, home: Path) -> Path | None:
         if self.hook_settings is None:
             return None
         return home / self.hook_settings.removeprefix("~/")
 
+
+# Claude Code's tools that change files or run commands (its matcher is a regular expression).
+_CLAUDE_TOOLS: Final = "Edit|MultiEdit|Write|NotebookEdit|Bash"
 
 HOSTS: Final = {
     "claude-code": Host(
@@ -60,7 +69,18 @@ HOSTS: Final = {
         "claude",
         "CLAUDE.md",
         hook_settings="~/.claude/settings.json",
-        hook_events=(("SessionStart", "session-start"), ("UserPromptSubmit", "user-prompt")),
+        hook_events=(
+            ("SessionStart", "session-start"),
+            ("UserPromptSubmit", "user-prompt"),
+            ("PostToolUse", "tool-use"),
+            ("PostToolUseFailure", "tool-use"),  # a failed call, a failing command included
+            ("Stop", "session-end"),  # each turn's end: `claude -p` ends with it
+            ("SessionEnd", "session-end"),
+        ),
+        hook_matchers=(
+            ("PostToolUse", _CLAUDE_TOOLS),
+            ("PostToolUseFailure", _CLAUDE_TOOLS),
+        ),
         hook_timeout=30,  # seconds
     ),
     "cursor": Host(
@@ -70,7 +90,13 @@ HOSTS: Final = {
         "mcp-servers",
         ".cursor/rules/aletheia.mdc",
         hook_settings="~/.cursor/hooks.json",
-        hook_events=(("sessionStart", "session-start"), ("beforeSubmitPrompt", "user-prompt")),
+        hook_events=(
+            ("sessionStart", "session-start"),
+            ("beforeSubmitPrompt", "user-prompt"),
+            ("afterFileEdit", "tool-use"),
+            ("afterShellExecution", "tool-use"),
+            ("stop", "session-end"),
+        ),
         hook_shape="flat",
     ),
     "gemini-cli": Host(
@@ -80,7 +106,13 @@ HOSTS: Final = {
         "mcp-servers",
         "GEMINI.md",
         hook_settings="~/.gemini/settings.json",
-        hook_events=(("SessionStart", "session-start"), ("BeforeAgent", "user-prompt")),
+        hook_events=(
+            ("SessionStart", "session-start"),
+            ("BeforeAgent", "user-prompt"),
+            ("AfterTool", "tool-use"),
+            ("SessionEnd", "session-end"),
+        ),
+        hook_matchers=(("AfterTool", "write_file|replace|run_shell_command"),),
         hook_timeout=30_000,  # milliseconds
         comments=True,  # settings.json is read through strip-json-comments
     ),
@@ -104,6 +136,8 @@ HOSTS: Final = {
         hook_events=(
             ("experimental.chat.system.transform", "session-start"),
             ("chat.message", "user-prompt"),
+            ("tool.execute.after", "tool-use"),
+            ("session.idle", "session-end"),
         ),
         hook_shape="plugin",
         alternatives=("~/.config/opencode/opencode.jsonc",),
@@ -116,7 +150,13 @@ HOSTS: Final = {
         "codex",
         "AGENTS.md",
         hook_settings="~/.codex/hooks.json",
-        hook_events=(("SessionStart", "session-start"), ("UserPromptSubmit", "user-prompt")),
+        hook_events=(
+            ("SessionStart", "session-start"),
+            ("UserPromptSubmit", "user-prompt"),
+            ("PostToolUse", "tool-use"),
+            ("Stop", "session-end"),
+        ),
+        hook_matchers=(("PostToolUse", "^(Bash|apply_patch)$"),),
         hook_timeout=30,  # seconds
     ),
 }

@@ -23,7 +23,7 @@ FLAG: Final = "hooks"
 LEGACY_FLAG: Final = "codex_hooks"
 TRUST_HINT: Final = (
     "Codex runs these hooks only once you trust them: start Codex, type /hooks and trust "
-    "SessionStart and UserPromptSubmit (again after each change to them)."
+    "SessionStart, UserPromptSubmit, PostToolUse and Stop (again after each change to them)."
 )
 
 

@@ -1,5 +1,6 @@
-"""Our hook commands: `aletheia hook session-start|user-prompt --tool <host>`, how they are
-written into a host's settings and how ours are told apart from the user's own."""
+"""Our hook commands: `aletheia hook <subcommand> --tool <host>` (session-start, user-prompt,
+tool-use, session-end), how they are written into a host's settings and how ours are told
+apart from the user's own."""
 
 import itertools
 import shlex
@@ -11,7 +12,7 @@ from aletheia_hub.hosts.catalog import Host
 from aletheia_hub.hosts.entries import Remote
 from aletheia_shared import env
 
-SUBCOMMANDS: Final = ("session-start", "user-prompt")
+SUBCOMMANDS: Final = ("session-start", "user-prompt", "tool-use", "session-end")
 
 
 def hook_words(

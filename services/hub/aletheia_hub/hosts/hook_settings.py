@@ -1,11 +1,14 @@
 """Hosts' hook settings (Claude Code's ~/.claude/settings.json, Gemini CLI's
 ~/.gemini/settings.json, Codex's ~/.codex/hooks.json, Cursor's ~/.cursor/hooks.json): our
-session-start and prompt commands added beside the user's own hooks, or taken out again.
+session-start, prompt, tool-use and session-end commands added beside the user's own hooks,
+or taken out again.
 
 Claude Code, Gemini CLI and Codex nest each hook in a group: `{"hooks": {"<Event>": [{"hooks":
 [{"type": "command", "command": "..."}]}]}}`; Cursor lists them flat: `{"version": 1, "hooks":
 {"<event>": [{"command": "..."}]}}`. Ours are told apart by their command: the aletheia
-executable followed by `hook session-start` or `hook user-prompt`.
+executable followed by `hook` and one of our subcommands. A tool-use hook's group names the
+tools it runs for in `matcher` (Host.hook_matchers), so the host starts it only for edits and
+commands.
 """
 
 from collections.abc import Mapping
@@ -48,7 +51,7 @@ def plan_hooks(
     remote: Remote | None = None,
     carried: Mapping[str, str] | None = None,
 ) -> Change | None:
-    """The change that adds our two hooks (None: both are there as wanted). `base` is a change
+    """The change that adds our hooks (None: all are there as wanted). `base` is a change
     already planned to the same file, which this one then builds on; `carried` is what the
     commands pass on to reach the user's hub (see store_env)."""
     if host.hook_shape == "plugin":
@@ -72,7 +75,16 @@ def plan_hooks(
                 f"{path}: hooks.{event} is not a list; it was left as it is."
             )
         others = [g for g in (_without_ours(group, flat) for group in groups) if g is not None]
-        updated = [*others, wanted if flat else {"hooks": [wanted]}]
+        matcher = host.hook_matcher(event)
+        group: dict[str, Any] = (
+            {"hooks": [wanted]}
+            if matcher is None
+            else {
+                "matcher": matcher,
+                "hooks": [wanted],
+            }
+        )
+        updated = [*others, wanted if flat else group]
         if updated != groups:
             groups[:] = updated
             changed = True

@@ -1,9 +1,11 @@
 """OpenCode's session hooks: a plugin file of ours in ~/.config/opencode/plugins/.
 
-OpenCode takes hooks only as JavaScript plugins. Ours runs the same two `aletheia hook`
-commands the other hosts run, feeding them Claude Code's hook JSON: on every model call
-(asked for once per session), `experimental.chat.system.transform` adds session_start_context to the
-system prompt; `chat.message` records each user prompt. The whole file is ours, marked on its
+OpenCode takes hooks only as JavaScript plugins. Ours runs the same `aletheia hook` commands
+the other hosts run, feeding them JSON: on every model call (asked for once per session),
+`experimental.chat.system.transform` adds session_start_context to the system prompt;
+`chat.message` records each user prompt; `tool.execute.after` sends each tool call (its tool,
+arguments, output and exit code) to `hook tool-use` without waiting for it; the `session.idle`
+event runs `hook session-end` with the session's first prompt. The whole file is ours, marked on its
 first line: an existing file without the mark is the user's and is never touched.
 """
 
@@ -24,6 +26,8 @@ MARK: Final = (
 )
 SYSTEM_TRANSFORM: Final = "experimental.chat.system.transform"
 CHAT_MESSAGE: Final = "chat.message"
+TOOL_EXECUTE_AFTER: Final = "tool.execute.after"
+SESSION_IDLE: Final = "session.idle"
 
 _TEMPLATE: Final = """{mark}
 // `aletheia uninstall opencode --write` removes it; it is rewritten on every install.
@@ -31,6 +35,11 @@ import {{ execFile }} from "node:child_process";
 
 const SESSION_START = {session_start};
 const USER_PROMPT = {user_prompt};
+const TOOL_USE = {tool_use};
+const SESSION_END = {session_end};
+// What each session asked first, for its digest; each call's arguments, from before it ran.
+const firstRequests = new Map();
+const callArgs = new Map();
 // The context of each session, asked for once: OpenCode builds the system prompt anew for
 // every model call (its title request first, with the same session id), so every call of the
 // session gets it.
@@ -73,6 +82,7 @@ export const AletheiaMemory = async ({{ directory }}) => ({{
       .join("\\n");
     if (!prompt) return;
     const sessionID = input?.sessionID ?? "";
+    if (!firstRequests.has(sessionID)) firstRequests.set(sessionID, prompt);
     const payload = {{
       hook_event_name: "UserPromptSubmit",
       session_id: sessionID,
@@ -80,6 +90,32 @@ export const AletheiaMemory = async ({{ directory }}) => ({{
       prompt,
     }};
     await run(USER_PROMPT, payload);
+  }},
+  "tool.execute.before": async (input, output) => {{
+    if (input?.callID) callArgs.set(input.callID, output?.args ?? {{}});
+  }},
+  "{tool_execute_after}": async (input, output) => {{
+    const args = input?.args ?? callArgs.get(input?.callID) ?? {{}};
+    callArgs.delete(input?.callID);
+    const text = typeof output?.output === "string" ? output.output : "";
+    const metadata = output?.metadata ?? {{}};
+    const payload = {{
+      hook_event_name: "tool.execute.after",
+      session_id: input?.sessionID ?? "",
+      cwd: directory,
+      tool: input?.tool ?? "",
+      args,
+      output: text.slice(-20000),
+      metadata: {{ exit: metadata.exit, exitCode: metadata.exitCode }},
+    }};
+    run(TOOL_USE, payload); // not awaited: the tool's answer never waits for capture
+  }},
+  event: async ({{ event }}) => {{
+    if (event?.type !== "{session_idle}") return;
+    const sessionID = event.properties?.sessionID ?? "";
+    const payload = {{ hook_event_name: "session.idle", session_id: sessionID, cwd: directory }};
+    if (firstRequests.has(sessionID)) payload.first_request = firstRequests.get(sessionID);
+    await run(SESSION_END, payload);
   }},
 }});
 """
@@ -91,7 +127,7 @@ def render(
     remote: Remote | None = None,
     carried: Mapping[str, str] | None = None,
 ) -> str:
-    """The plugin file that runs our two hook commands."""
+    """The plugin file that runs our hook commands."""
     commands = {
         subcommand: hook_commands.hook_words(executable, subcommand, host, remote, carried)
         for subcommand in hook_commands.SUBCOMMANDS
@@ -100,8 +136,12 @@ def render(
         mark=MARK,
         session_start=json.dumps(commands["session-start"]),
         user_prompt=json.dumps(commands["user-prompt"]),
+        tool_use=json.dumps(commands["tool-use"]),
+        session_end=json.dumps(commands["session-end"]),
         system_transform=SYSTEM_TRANSFORM,
         chat_message=CHAT_MESSAGE,
+        tool_execute_after=TOOL_EXECUTE_AFTER,
+        session_idle=SESSION_IDLE,
     )
 
 
@@ -138,7 +178,7 @@ def installed(host: Host, path: Path) -> dict[str, list[str]]:
         return {}
     found: dict[str, list[str]] = {}
     for event, subcommand in host.hook_events:
-        name = "SESSION_START" if subcommand == "session-start" else "USER_PROMPT"
+        name = subcommand.upper().replace("-", "_")
         for line in text.splitlines():
             if line.startswith(f"const {name} = "):
                 words = json.loads(line.removeprefix(f"const {name} = ").rstrip(";"))
