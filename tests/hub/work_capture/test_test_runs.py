@@ -262,3 +262,12 @@ def test_the_runner_in_the_command_decides_how_output_is_read() -> None:
     # A go summary printed by a command that names pytest is not read as pytest.
     assert read_test_run("pytest", GO_PASSING) is None
     assert read_test_run("vitest run", JEST_FAILING) is None
+
+
+def test_colour_codes_left_without_their_escape_character_are_stripped_too() -> None:
+    # A hook that drops control characters leaves "[31m" behind.
+    output = "FAILED tests/t.py::test_a - x\n[31m==== 1 failed, 41 passed in 1.90s ====[0m"
+    assert read_test_run("pytest -q", output) == TestRun("pytest", 41, 1, ("tests/t.py::test_a",))
+    assert read_test_run("pytest", "[32m==== 42 passed in 1.80s ====[0m") == TestRun(
+        "pytest", 42, 0, ()
+    )

@@ -13,6 +13,8 @@ FAILING_MAX: Final = 20  # failing names kept per run
 NAME_MAX_CHARS: Final = 160  # one failing name
 
 _ANSI: Final = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]")
+# Colour codes whose escape character was already taken out as a control character upstream.
+_BARE_SGR: Final = re.compile(r"\[(?:\d{1,3}(?:;\d{1,3})*)?m")
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +31,7 @@ class TestRun:
 
 def strip_ansi(text: str) -> str:
     """The text without terminal colour and cursor codes."""
-    return _ANSI.sub("", text).replace("\r\n", "\n")
+    return _BARE_SGR.sub("", _ANSI.sub("", text)).replace("\r\n", "\n")
 
 
 def _names(found: list[str]) -> tuple[str, ...]:
