@@ -12,7 +12,15 @@ from starlette.concurrency import run_in_threadpool
 
 from aletheia_hub.embed.choice import embedder_choice
 from aletheia_hub.embed.service import SemanticSearch
-from aletheia_hub.http import console, health, mcp_endpoint, memories_api, metrics, requests_api
+from aletheia_hub.http import (
+    console,
+    health,
+    mcp_endpoint,
+    memories_api,
+    metrics,
+    requests_api,
+    work_api,
+)
 from aletheia_hub.http.activity import Activity, ActivityMiddleware
 from aletheia_hub.http.auth import AuthenticationError, authentication_error_handler
 from aletheia_hub.http.console.sign_in_throttle import THROTTLE_STATE, SignInThrottle
@@ -106,6 +114,7 @@ def create_app(settings: Settings, tool_sets: Sequence[ToolSet] = TOOL_SETS) -> 
     for dispatcher in dispatchers:
         app.include_router(mcp_endpoint.tool_set_router(dispatcher))
     app.include_router(requests_api.router)
+    app.include_router(work_api.router)
     app.include_router(memories_api.router)
     # The web console at /; only the main server writes rules into project folders (the user
     # chooses one: the hub's own working directory is no project of theirs).

@@ -236,6 +236,7 @@ TYPE_LETTERS: Final = {
     "change": "C",
     "discovery": "I",
     "note": "N",
+    "summary": "S",
 }
 CONTEXT_BUDGET_CHARS: Final = 6_000
 
@@ -254,10 +255,27 @@ class _ContextItem:
 
 # Printed in this order; the budget is given out in PRIORITY order, so recent memories only
 # fill what pinned memories, rules, facts and requests leave.
-CONTEXT_SECTIONS: Final = ("## Pinned", "## Recent", "## Recent requests", "## Facts", "## Rules")
-CONTEXT_PRIORITY: Final = ("## Pinned", "## Rules", "## Facts", "## Recent requests", "## Recent")
+CONTEXT_SECTIONS: Final = (
+    "## Pinned",
+    "## Last sessions",
+    "## Recent",
+    "## Recent requests",
+    "## Facts",
+    "## Rules",
+)
+CONTEXT_PRIORITY: Final = (
+    "## Pinned",
+    "## Rules",
+    "## Facts",
+    "## Last sessions",
+    "## Recent requests",
+    "## Recent",
+)
+# The most a section may take of the budget: the last sessions' digests leave room for the rest.
+SECTION_BUDGET_CHARS: Final = {"## Last sessions": CONTEXT_BUDGET_CHARS // 2}
 _LEFT_OUT_NAMES: Final = {
     "## Pinned": "pinned",
+    "## Last sessions": "sessions",
     "## Recent": "recent",
     "## Recent requests": "requests",
     "## Facts": "facts",
@@ -268,6 +286,14 @@ _LEFT_OUT_NAMES: Final = {
 def _context_items(context: SessionContext) -> dict[str, list[_ContextItem]]:
     return {
         "## Pinned": [_ContextItem("## Pinned", context_item(hit)) for hit in context.pinned],
+        "## Last sessions": [
+            _ContextItem(
+                "## Last sessions",
+                f"- #{item.id} {minute(item.created_at_ms)} ({one_line(item.tool)})\n"
+                + "\n".join(f"  {line}" for line in item.text.splitlines() if line.strip()),
+            )
+            for item in context.sessions
+        ],
         "## Recent": [
             _ContextItem("## Recent", context_item(hit), f"### {day(hit.created_at_ms)}")
             for hit in context.recent
@@ -300,21 +326,25 @@ def _fit_to_budget(
     left_out: dict[str, int] = {}
     size = 0
     for heading in CONTEXT_PRIORITY:
+        section_size = 0
+        section_budget = SECTION_BUDGET_CHARS.get(heading, budget)
         for item in sections[heading]:
             headings = [h for h in (heading, item.day_heading) if h and h not in opened]
             needed = sum(len(h) + 1 for h in headings) + len(item.line) + 1
-            if size + needed > budget:
+            if size + needed > budget or section_size + needed > section_budget:
                 left_out[heading] = left_out.get(heading, 0) + 1
                 continue
             size += needed
+            section_size += needed
             opened.update(headings)
             kept.add(id(item))
     return kept, left_out
 
 
 def session_context(context: SessionContext, name: ToolName) -> str:
-    """The session-start block, about 6,000 characters: pinned memories, rules, facts and
-    requests come first; recent memories fill what is left. Cut at item boundaries."""
+    """The session-start block, about 6,000 characters: pinned memories, rules, facts, the
+    last sessions' digests (at most half of it) and requests come first; recent memories fill
+    what is left. Cut at item boundaries."""
     title = f"# Memory for {one_line(context.project)}"
     sections = _context_items(context)
     kept, left_out = _fit_to_budget(sections, CONTEXT_BUDGET_CHARS - len(title))

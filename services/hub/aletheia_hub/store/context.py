@@ -1,6 +1,7 @@
-"""What a new session should know about a project: pinned, recent, requests, facts, rules."""
+"""What a new session should know about a project: pinned, the last sessions' digests,
+recent, requests, facts, rules."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 from sqlalchemy import select
@@ -11,10 +12,12 @@ from aletheia_hub.store.rules import RuleRecord, list_rules
 from aletheia_hub.store.scope import visible_to
 from aletheia_hub.store.search import MemoryHit, hit_columns
 from aletheia_hub.store.tables import EPISODES, MEMORIES
+from aletheia_hub.store.work_digest import DIGEST_KIND
 
 MAX_PINNED: Final = 20
 MAX_REQUESTS: Final = 5
 MAX_FACTS: Final = 10
+MAX_SESSIONS: Final = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +29,16 @@ class RequestRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class LastSession:
+    """A host session's digest (store/work_digest.py)."""
+
+    id: int
+    tool: str  # the host
+    text: str
+    created_at_ms: int  # when the session last ended
+
+
+@dataclass(frozen=True, slots=True)
 class SessionContext:
     project: str
     pinned: list[MemoryHit]
@@ -33,6 +46,7 @@ class SessionContext:
     requests: list[RequestRecord]
     facts: list[FactRecord]
     rules: list[RuleRecord]
+    sessions: list[LastSession] = field(default_factory=list)
 
 
 def gather_context(
@@ -50,8 +64,24 @@ def gather_context(
     pinned = session.execute(
         visible.where(MEMORIES.c.pinned.is_(True)).order_by(*newest).limit(MAX_PINNED)
     ).all()
+    # Digests are shown whole under their own heading, not again among recent memories.
     recent = session.execute(
-        visible.where(MEMORIES.c.pinned.is_(False)).order_by(*newest).limit(limit)
+        visible.where(MEMORIES.c.pinned.is_(False), MEMORIES.c.kind != DIGEST_KIND)
+        .order_by(*newest)
+        .limit(limit)
+    ).all()
+    sessions = session.execute(
+        select(MEMORIES.c.id, MEMORIES.c.tool, MEMORIES.c.text, MEMORIES.c.created_at_ms)
+        .where(
+            MEMORIES.c.project == project,
+            MEMORIES.c.kind == DIGEST_KIND,
+            MEMORIES.c.pinned.is_(False),
+            MEMORIES.c.dismissed_at_ms.is_(None),
+            MEMORIES.c.superseded_at_ms.is_(None),
+            visible_to(MEMORIES, owner),
+        )
+        .order_by(*newest)
+        .limit(MAX_SESSIONS)
     ).all()
     requests = session.execute(
         select(EPISODES.c.id, EPISODES.c.tool, EPISODES.c.request, EPISODES.c.last_seen_at_ms)
@@ -67,4 +97,5 @@ def gather_context(
         requests=[RequestRecord(*row) for row in requests],
         facts=active_facts(session=session, project=project, limit=MAX_FACTS),
         rules=rules,
+        sessions=[LastSession(*row) for row in sessions],
     )

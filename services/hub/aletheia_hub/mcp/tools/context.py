@@ -27,9 +27,9 @@ def session_start_context(args: SessionStartArgs, ctx: ToolContext) -> str:
 SESSION_START_CONTEXT = Tool(
     name="session_start_context",
     description=(
-        "Load what a new session should know about a project: pinned memories, recent memories "
-        "by day, recent requests, up to 10 active facts and the enabled rules, about 6000 "
-        "characters. Call it first."
+        "Load what a new session should know about a project: pinned memories, the last "
+        "sessions' digests, recent memories by day, recent requests, up to 10 active facts and "
+        "the enabled rules, about 6000 characters. Call it first."
     ),
     args=SessionStartArgs,
     handler=session_start_context,

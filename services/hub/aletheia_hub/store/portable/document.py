@@ -48,8 +48,9 @@ ObsId = Annotated[str, AfterValidator(_observation_id)]
 Ms = Annotated[int, Field(ge=0, le=2**53)]
 Text = Annotated[str, Field(max_length=100_000)]
 Name = Annotated[str, Field(min_length=1, max_length=200)]
+# A summary is a session's digest, written by the hub from captured work.
 MemoryType = Literal[
-    "decision", "gotcha", "bugfix", "feature", "refactor", "change", "discovery", "note"
+    "decision", "gotcha", "bugfix", "feature", "refactor", "change", "discovery", "note", "summary"
 ]
 
 

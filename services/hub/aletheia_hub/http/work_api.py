@@ -1,0 +1,216 @@
+"""POST /api/work and /api/work/session-end: hosts' tool hooks report what the agent changed
+and ran, and the end of the session, whose digest becomes one `summary` memory. Both answer as
+POST /api/requests does: 201 when something new was stored, 200 when nothing was (repeats
+only, capture off for the host or the project, nothing outside <private> tags)."""
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, HTTPException, Response
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
+
+from aletheia_hub import auth
+from aletheia_hub.auth import Principal
+from aletheia_hub.capture import capture_is_off, host_key
+from aletheia_hub.http.auth import PrincipalDep
+from aletheia_hub.http.deps import DatabaseDep, RateLimiterDep, SettingsDep
+from aletheia_hub.http.rest_budget import spend_one
+from aletheia_hub.ratelimit import TokenRateLimiter
+from aletheia_hub.settings import Settings
+from aletheia_hub.store.db import Database
+from aletheia_hub.store.work_digest import save_session_digest
+from aletheia_hub.store.work_events import record_work
+from aletheia_hub.work_capture.events import (
+    COMMAND_MAX_CHARS,
+    EXCERPT_MAX_CHARS,
+    FILE_MAX_CHARS,
+    OUTPUT_TAIL_MAX_CHARS,
+    CommandEvent,
+    EditEvent,
+    WorkEvent,
+)
+from aletheia_shared.project import DEFAULT_PROJECT
+
+router = APIRouter(prefix="/api")
+Name = Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[^\x00-\x1f]+$")]
+ToolName = Annotated[str, Field(min_length=1, max_length=100, pattern=r"^[^\x00-\x1f]+$")]
+Count = Annotated[int, Field(ge=0, le=10_000_000)]
+NoNul = r"^[^\x00]*$"
+MAX_EVENTS = 50
+# Who may report work: the right to record a request, under the name tokens are refused by.
+ACCESS_NAME = "record_work"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class EditIn(_Strict):
+    kind: Literal["edit"]
+    file: str = Field(min_length=1, max_length=FILE_MAX_CHARS, pattern=NoNul)
+    added: Count
+    removed: Count
+    tool: ToolName
+    excerpt: str = Field(default="", max_length=EXCERPT_MAX_CHARS, pattern=NoNul)
+
+    def event(self) -> WorkEvent:
+        return EditEvent(self.file, self.added, self.removed, self.tool, self.excerpt)
+
+
+class CommandIn(_Strict):
+    kind: Literal["command"]
+    command: str = Field(min_length=1, max_length=COMMAND_MAX_CHARS, pattern=NoNul)
+    exit_code: Annotated[int, Field(ge=-(2**31), le=2**31 - 1)] | None = None
+    duration_ms: Annotated[int, Field(ge=0, le=2**53)] | None = None
+    tool: ToolName
+    output_tail: str = Field(default="", max_length=OUTPUT_TAIL_MAX_CHARS, pattern=NoNul)
+
+    def event(self) -> WorkEvent:
+        return CommandEvent(
+            self.command, self.exit_code, self.duration_ms, self.tool, self.output_tail
+        )
+
+
+class WorkReport(_Strict):
+    project: Name | None = None
+    tool: Name  # the host
+    session: Name  # the host's session id
+    events: list[Annotated[EditIn | CommandIn, Field(discriminator="kind")]] = Field(
+        min_length=1, max_length=MAX_EVENTS
+    )
+
+
+class WorkRecordedOut(BaseModel):
+    kept: int
+    repeats: int
+    skipped: int
+    pruned: int
+    note: str | None = None
+
+
+class SessionEnd(_Strict):
+    project: Name | None = None
+    tool: Name
+    session: Name
+    first_request: str | None = Field(default=None, max_length=100_000, pattern=NoNul)
+
+
+class DigestOut(BaseModel):
+    digest_id: int | None
+    chars: int
+    note: str | None = None
+
+
+@router.post("/work", status_code=201)
+async def report_work(
+    body: WorkReport,
+    principal: PrincipalDep,
+    db: DatabaseDep,
+    limiter: RateLimiterDep,
+    settings: SettingsDep,
+    response: Response,
+) -> WorkRecordedOut:
+    recorded = await run_in_threadpool(_record, body, principal, db, limiter, settings)
+    response.status_code = 201 if recorded.kept else 200
+    return recorded
+
+
+@router.post("/work/session-end", status_code=201)
+async def end_session(
+    body: SessionEnd,
+    principal: PrincipalDep,
+    db: DatabaseDep,
+    limiter: RateLimiterDep,
+    settings: SettingsDep,
+    response: Response,
+) -> DigestOut:
+    digest = await run_in_threadpool(_end, body, principal, db, limiter, settings)
+    response.status_code = 201 if digest.digest_id is not None else 200
+    return digest
+
+
+def _project(
+    principal: Principal,
+    requested: str | None,
+    limiter: TokenRateLimiter | None,
+    settings: Settings,
+) -> str:
+    """The project the call works in, after the rate budget and the token's rights."""
+    spend_one(limiter, principal, settings)
+    try:
+        auth.check_tool_access(principal, ACCESS_NAME, "write")
+        return auth.resolve_project(principal, requested, DEFAULT_PROJECT)
+    except auth.AccessDenied as error:
+        raise HTTPException(status_code=403, detail=error.message) from None
+
+
+def _capture_off(settings: Settings, host: str, project: str) -> str | None:
+    """Why nothing of this host or project is kept, or None when capture is on."""
+    if capture_is_off(settings.capture_off_for, host):
+        return f"Capture is off for {host_key(host)} (ALETHEIA_CAPTURE_OFF_FOR)."
+    if project in settings.capture_off_projects:
+        return f"Capture is off for project {project} (ALETHEIA_CAPTURE_OFF_PROJECTS)."
+    return None
+
+
+def _record(
+    body: WorkReport,
+    principal: Principal,
+    db: Database,
+    limiter: TokenRateLimiter | None,
+    settings: Settings,
+) -> WorkRecordedOut:
+    project = _project(principal, body.project, limiter, settings)
+    off = _capture_off(settings, body.tool, project)
+    if off is not None:
+        return WorkRecordedOut(kept=0, repeats=0, skipped=len(body.events), pruned=0, note=off)
+    with db.write_session() as session:
+        recorded = record_work(
+            session=session,
+            project=project,
+            host=body.tool,
+            session_id=body.session,
+            events=[event.event() for event in body.events],
+            limits=settings.work_limits(),
+        )
+    notes = []
+    if recorded.skipped:
+        plural = "" if recorded.skipped == 1 else "s"
+        notes.append(
+            f"Skipped {recorded.skipped} event{plural} with nothing outside <private> tags"
+        )
+    if recorded.redacted:
+        plural = "" if recorded.redacted == 1 else "s"
+        notes.append(f"Redacted {recorded.redacted} secret{plural} before saving")
+    return WorkRecordedOut(
+        kept=recorded.kept,
+        repeats=recorded.repeats,
+        skipped=recorded.skipped,
+        pruned=recorded.pruned,
+        note="; ".join(notes) + "." if notes else None,
+    )
+
+
+def _end(
+    body: SessionEnd,
+    principal: Principal,
+    db: Database,
+    limiter: TokenRateLimiter | None,
+    settings: Settings,
+) -> DigestOut:
+    project = _project(principal, body.project, limiter, settings)
+    off = _capture_off(settings, body.tool, project)
+    if off is not None:
+        return DigestOut(digest_id=None, chars=0, note=off)
+    with db.write_session() as session:
+        saved = save_session_digest(
+            session=session,
+            project=project,
+            host=body.tool,
+            session_id=body.session,
+            first_request=body.first_request,
+            max_chars=settings.capture_digest_max_chars,
+        )
+    if saved is None:
+        return DigestOut(digest_id=None, chars=0, note="No work captured in this session.")
+    return DigestOut(digest_id=saved.id, chars=saved.chars)
