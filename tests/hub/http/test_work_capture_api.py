@@ -332,3 +332,35 @@ def test_a_body_that_is_not_json_is_a_client_error(http: TestClient) -> None:
         assert http.post(path, content=b"{oops").status_code == 422
         assert http.post(path, json=[GOOD]).status_code == 422
     assert http.post("/api/work", json=GOOD).status_code == 201
+
+
+def test_last_sessions_show_the_newest_digests_within_half_the_context(
+    http: TestClient, mcp: McpHttpClient
+) -> None:
+    for n in (1, 2, 3):
+        files = [edit(f"src/area_{n}/module_{i:02}_{'x' * 40}.py", i + 1, 0) for i in range(50)]
+        report(http, files, session=f"s-{n}")
+        assert end(http, session=f"s-{n}", first_request=f"Task number {n}")["chars"] > 1_500
+    context = mcp.text("session_start_context", {})
+    last = context.split("## Last sessions\n")[1].split("\n## ")[0]
+    assert "Asked first: Task number 3" in last
+    assert "Task number 2" not in context and "Task number 1" not in context
+    assert len(last) <= 3_000
+    assert "2 more left out to stay short (2 sessions)" in context
+
+
+def test_a_project_whose_capture_is_off_keeps_no_prompt_either(
+    store_url: str, tmp_path: Path, sqlite_template: Path
+) -> None:
+    settings = Settings(
+        database_url=store_url, data_dir=tmp_path, cwd=tmp_path, capture_off_projects=["shop"]
+    )
+    prefill_store(sqlite_template, settings.resolved_database_url())
+    with TestClient(create_app(settings), base_url="http://127.0.0.1") as http:
+        for project, status in (("shop", 200), ("billing", 201)):
+            answer = http.post(
+                "/api/requests", json={"request": "Ship it", "project": project, "tool": "codex"}
+            )
+            assert answer.status_code == status
+    assert answer.json()["captured"] is True
+    assert rows(settings, "SELECT project FROM episodes") == [("billing",)]

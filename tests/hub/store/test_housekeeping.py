@@ -72,9 +72,10 @@ def test_maintain_runs_every_step_with_a_progress_bar(
     args = argparse.Namespace(hub_db=None, database_url=store_url)
     assert maintain.run(args) == 0
     out, err = capsys.readouterr()
-    steps = len(STEPS) + 1  # and the capture step, made from the settings
+    steps = len(STEPS) + 2  # and the two capture steps, made from the settings
     assert "maintaining [" in err and f"{steps}/{steps}" in err
     assert "prune captured prompts: 1 prompt(s) pruned" in out
+    assert "prune captured work: 0 edit(s) and command(s) pruned" in out
     assert "prune MCP sessions: 1 session(s) pruned" in out
     assert "optimize the search index: optimized" in out
     assert "analyze: statistics refreshed" in out

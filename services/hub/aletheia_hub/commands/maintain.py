@@ -1,4 +1,4 @@
-"""aletheia maintain: prune captured prompts beyond their limits and spent MCP and console
+"""aletheia maintain: prune captured prompts and work beyond their limits and spent MCP and console
 sessions, optimize search, VACUUM/ANALYZE, checkpoint."""
 
 import argparse
@@ -6,14 +6,15 @@ import argparse
 from aletheia_hub.commands.progress import ProgressBar
 from aletheia_hub.commands.store_access import add_store_options, open_store
 from aletheia_hub.settings import Settings
-from aletheia_hub.store.housekeeping import STEPS, capture_step
+from aletheia_hub.store.housekeeping import STEPS, capture_step, work_capture_step
 
 
 def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     maintain = commands.add_parser(
         "maintain",
         description=(
-            "Keep the store small and fast: delete captured prompts beyond the capture limits "
+            "Keep the store small and fast: delete captured prompts, edits and commands beyond "
+            "the capture limits "
             "(ALETHEIA_CAPTURE_MAX_AGE_DAYS and the others, as the hub reads them), "
             "MCP sessions ended over a day ago or opened "
             "over 30 days ago and console sign-ins idle for two hours, merge the search index, "
@@ -25,7 +26,12 @@ def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 
 def run(args: argparse.Namespace) -> int:
-    steps = (capture_step(Settings().capture_limits()), *STEPS)
+    settings = Settings()
+    steps = (
+        capture_step(settings.capture_limits()),
+        work_capture_step(settings.work_limits()),
+        *STEPS,
+    )
     db = open_store(args)
     bar = ProgressBar(len(steps), "maintaining")
     done: list[str] = []

@@ -71,6 +71,9 @@ def _create(
     if capture_is_off(settings.capture_off_for, body.tool):
         host = host_key(body.tool)
         return _not_kept(project, f"Capture is off for {host} (ALETHEIA_CAPTURE_OFF_FOR).")
+    if project in settings.capture_off_projects:
+        off = f"Capture is off for project {project} (ALETHEIA_CAPTURE_OFF_PROJECTS)."
+        return _not_kept(project, off)
     with db.write_session() as session:
         recorded = record_request(
             session=session,

@@ -22,6 +22,8 @@ from aletheia_hub.store.browser_sessions import prune_browser_sessions
 from aletheia_hub.store.db import SQLITE_BUSY_TIMEOUT_MS, Database
 from aletheia_hub.store.episodes import prune_requests
 from aletheia_hub.store.tables import MCP_SESSIONS
+from aletheia_hub.store.work_events import prune_work
+from aletheia_hub.work_capture.limits import WorkLimits
 
 DAY_MS: Final = 24 * 3600 * 1000
 ENDED_SESSION_KEEP_MS: Final = 1 * DAY_MS
@@ -68,6 +70,24 @@ def prune_capture(db: Database, limits: CaptureLimits, at_ms: int | None = None)
         return prune_requests(
             session=session, limits=limits, at_ms=now_ms() if at_ms is None else at_ms
         )
+
+
+def prune_work_capture(db: Database, limits: WorkLimits, at_ms: int | None = None) -> int:
+    """Delete captured edits and commands beyond the ceilings in every project (inserts prune
+    only their own project, so a project no host reports to any more ages out here); how
+    many. Memories, session digests included, are never touched."""
+    with db.write_session() as session:
+        return prune_work(
+            session=session, limits=limits, at_ms=now_ms() if at_ms is None else at_ms
+        )
+
+
+def work_capture_step(limits: WorkLimits) -> Step:
+    """The step that keeps captured work within `limits` (the hub's settings)."""
+    return Step(
+        "prune captured work",
+        lambda db: f"{prune_work_capture(db, limits)} edit(s) and command(s) pruned",
+    )
 
 
 def capture_step(limits: CaptureLimits) -> Step:
