@@ -136,3 +136,46 @@ def test_the_capture_page_shows_what_hooks_posted_per_project(page: Any, main_hu
     billing = page.locator("tr[data-project=billing] td").all_inner_texts()
     assert billing[:4] == ["billing", "1", "1", "14 B"]
     shot(page, "capture")
+
+
+def test_the_capture_page_reads_searches_and_deletes_captured_work(
+    page: Any, main_hub: Hub
+) -> None:
+    signed = {"Authorization": f"Bearer {API_KEY}"}
+    failing = (
+        "FAILED tests/test_cart.py::test_cart_total - assert 9 == 10\n=== 1 failed in 0.1s ===\n"
+    )
+    events = [
+        {"kind": "edit", "file": "src/cart.py", "added": 4, "removed": 1, "tool": "Edit"},
+        {
+            "kind": "command",
+            "command": "pytest tests/test_cart.py",
+            "exit_code": 1,
+            "duration_ms": 300,
+            "tool": "Bash",
+            "output_tail": failing,
+        },
+    ]
+    body = {"project": "cart", "tool": "claude-code", "session": "browser-cart", "events": events}
+    with httpx.Client(base_url=main_hub.url, headers=signed) as http:
+        assert http.post("/api/work", json=body).status_code == 201
+    sign_in(page, main_hub, API_KEY)
+    page.goto(f"{main_hub.url}/capture")
+    assert page.locator("tr[data-host='cart/claude-code'] td").all_inner_texts() == [
+        "cart",
+        "claude-code",
+        "0",
+        "1",
+        "1",
+        "1",
+    ]
+    page.fill("input[name=q]", "test_cart_total")
+    page.click("form.filters button[type=submit]")
+    found = page.locator("#captured li[data-item^='command/']")
+    assert found.count() == 1
+    found.locator("a").click()
+    assert "assert 9 == 10" in page.locator("#text").inner_text()
+    page.click(".actions button.danger")
+    page.goto(f"{main_hub.url}/capture?q=test_cart_total")
+    assert page.locator("#captured li.empty").inner_text() == "Nothing matched."
+    shot(page, "capture-work")
