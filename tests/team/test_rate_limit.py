@@ -264,3 +264,20 @@ def test_api_requests_spends_the_same_budget_and_answers_429_with_retry_after(
     assert f"retry after {wait} s" in refused.json()["detail"]
     assert_rate_limited(client.post(tool_call_request("search", {"query": "x"}, 2)), 2, 60)
     assert len(table_rows(store_url, "episodes")) == 2
+
+
+def test_api_work_and_session_end_spend_the_same_budget(team_app: TeamApp, store_url: str) -> None:
+    _id, secret = issue_token(store_url, "sync", ["shop"])
+    http = team_app(store_url, rate_limit_per_minute=2, rate_limit_window_seconds=60)
+    auth = {"Authorization": f"Bearer {secret}"}
+    edit = {"kind": "edit", "file": "a.py", "added": 1, "removed": 0, "tool": "Edit"}
+    work = {"tool": "codex", "session": "s", "events": [edit]}
+    ending = {"tool": "codex", "session": "s"}
+    assert http.post("/api/work", json=work, headers=auth).status_code == 201
+    ended = http.post("/api/work/session-end", json=ending, headers=auth)
+    assert ended.status_code == 201, ended.text
+    for path, body in (("/api/work", work), ("/api/work/session-end", ending)):
+        refused = http.post(path, json=body, headers=auth)
+        assert refused.status_code == 429, refused.text
+        assert 1 <= int(refused.headers["retry-after"]) <= 60
+    assert len(table_rows(store_url, "work_events")) == 1
