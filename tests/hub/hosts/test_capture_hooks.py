@@ -15,7 +15,7 @@ import pytest
 
 from aletheia_hub.hosts.hooks import first_request
 from tests.conftest import process_env
-from tests.hub.hosts.conftest import run_aletheia
+from tests.hub.hosts.conftest import LiveHub, run_aletheia
 
 
 @dataclass
@@ -296,3 +296,58 @@ def test_first_request_reads_codex_and_gemini_transcripts_and_opencodes_field(
     assert first_request({"transcript_path": 3}) is None
     assert first_request({"first_request": "<private>all of it</private>"}) is None
     assert len(first_request({"first_request": "x" * 10_000}) or "") == 2_000
+
+
+def test_a_session_captured_by_the_hooks_reaches_the_next_sessions_context(
+    live_hub: LiveHub, tmp_path: Path
+) -> None:
+    project = tmp_path / f"uploader{time.monotonic_ns()}"
+    project.mkdir()
+    env = live_hub.env
+    failing = "FAILED tests/test_upload.py::test_upload_retry - assert 1 == 2\n1 failed in 0.1s"
+    calls = [
+        (
+            "Write",
+            {"file_path": str(project / "upload.py"), "content": "def retry():\n    1\n"},
+            None,
+        ),
+        ("Bash", {"command": "pytest -q tests/test_upload.py"}, "Exit code 1\n" + failing),
+        (
+            "Edit",
+            {"file_path": str(project / "upload.py"), "old_string": "1", "new_string": "2"},
+            None,
+        ),
+        ("Read", {"file_path": str(project / "upload.py")}, None),
+    ]
+    for tool, given, error in calls:
+        extra = {"error": error, "hook_event_name": "PostToolUseFailure"} if error else {}
+        payload = json.loads(post_tool_use(tmp_path, tool, given, **extra))
+        payload["cwd"], payload["session_id"] = str(project), "e2e-1"
+        if error:
+            del payload["tool_response"]
+        done = run_aletheia("hook", "tool-use", env=env, home=tmp_path, stdin=json.dumps(payload))
+        assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    passing = json.loads(
+        post_tool_use(tmp_path, "Bash", {"command": "pytest -q tests/test_upload.py"})
+    )
+    passing.update(
+        cwd=str(project),
+        session_id="e2e-1",
+        tool_response={"stdout": "1 passed in 0.1s\n", "stderr": ""},
+    )
+    done = run_aletheia("hook", "tool-use", env=env, home=tmp_path, stdin=json.dumps(passing))
+    assert (done.returncode, done.stderr) == (0, "")
+    end = {
+        "session_id": "e2e-1",
+        "cwd": str(project),
+        "hook_event_name": "SessionEnd",
+        "first_request": "Fix the upload retry",
+    }
+    done = run_aletheia("hook", "session-end", env=env, home=tmp_path, stdin=json.dumps(end))
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    start = {"session_id": "e2e-2", "cwd": str(project), "hook_event_name": "SessionStart"}
+    done = run_aletheia("hook", "session-start", env=env, home=tmp_path, stdin=json.dumps(start))
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "Fix the upload retry" in context
+    assert "Fixed: test_upload_retry" in context
+    assert "Files changed (1, +3 -1)" in context  # the Read sent nothing
