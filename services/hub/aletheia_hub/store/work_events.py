@@ -178,15 +178,15 @@ def record_work(
             skipped += 1
             continue
         redacted += clean.redacted
-        print_ = fingerprint(clean)
-        if _count_repeat(session, where, clean, print_, moment):
+        mark = fingerprint(clean)
+        if _count_repeat(session, where, clean, mark, moment):
             repeats += 1
             continue
         session.execute(
             W.insert().values(
                 **where,
                 **_row(clean),
-                fingerprint=print_,
+                fingerprint=mark,
                 repeat_count=1,
                 created_at_ms=moment,
                 last_seen_at_ms=moment,
@@ -198,7 +198,7 @@ def record_work(
 
 
 def _count_repeat(
-    session: Session, where: dict[str, str], clean: _Clean, print_: str, at_ms: int
+    session: Session, where: dict[str, str], clean: _Clean, mark: str, at_ms: int
 ) -> bool:
     """Count the event on the session's last event of the same file or command when that
     one had the same outcome; whether it did."""
@@ -210,7 +210,7 @@ def _count_repeat(
         .order_by(W.c.id.desc())
         .limit(1)
     ).first()
-    if last is None or last.fingerprint != print_:
+    if last is None or last.fingerprint != mark:
         return False
     session.execute(
         update(W)
