@@ -182,13 +182,17 @@ def marker(key: str) -> str:
 
 
 def run_host(
-    home: Home, args: list[str], extra: Mapping[str, str] | None = None
+    home: Home,
+    args: list[str],
+    extra: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """The host with `args` in the project folder; its whole process group ends with it."""
+    """The host with `args` in the project folder (or `cwd`); its whole process group ends
+    with it."""
     command = [*home.program.argv, *args]
     process = subprocess.Popen(
         command,
-        cwd=home.project,
+        cwd=cwd or home.project,
         env=home.env(extra),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
@@ -625,7 +629,8 @@ def gemini_prompt(home: Home) -> str:
     return verdict(home, done, passed, problems)
 
 
-HOST_CHECKS: Final[tuple[tuple[Program, tuple[tuple[str, Callable[[Home], str]], ...]], ...]] = (
+Check = tuple[str, Callable[[Home], str]]
+HOST_CHECKS: Final[tuple[tuple[Program, tuple[Check, ...]], ...]] = (
     (
         CLAUDE,
         (
@@ -658,18 +663,28 @@ HOST_CHECKS: Final[tuple[tuple[Program, tuple[tuple[str, Callable[[Home], str]],
 )
 
 
-def judge_hosts(workdir: Path, report: Report) -> list[bool]:
-    """Every host's checks, one report line each."""
+def judge_hosts(
+    workdir: Path,
+    report: Report,
+    more: Mapping[str, tuple[Check, ...]] | None = None,
+    wanted: Callable[[str], bool] | None = None,
+) -> list[bool]:
+    """Every host's checks (and `more` of them by host key), one report line each; only the
+    `wanted` ones by their full name, and no host started for which none is."""
     results = []
-    for program, checks in HOST_CHECKS:
+    for program, listed in HOST_CHECKS:
         label = program.label()
+        checks = [
+            (f"{label}: {name}", check)
+            for name, check in (*listed, *(more or {}).get(program.key, ()))
+            if wanted is None or wanted(f"{label}: {name}")
+        ]
+        if not checks:
+            continue
         started = time.monotonic()
         try:
             with prepared(workdir, program) as home:
-                results += [
-                    report(f"{label}: {name}", partial(guarded, check, home))
-                    for name, check in checks
-                ]
+                results += [report(name, partial(guarded, check, home)) for name, check in checks]
         except (CheckFailed, OSError, subprocess.TimeoutExpired) as error:
             results.append(report(f"{label}: install into a fresh HOME", _raise(error)))
         spent = time.monotonic() - started

@@ -110,6 +110,41 @@ class MemoryScript:
         return last
 
 
+@dataclass
+class StepScript:
+    """A conversation that makes the host call `steps` (tool name, input) one after another,
+    each once the host sent back the previous one's result, then answers in text. Only the
+    agent's requests (those offering every tool the steps use) get the steps; the host's other
+    requests (titles, quota probes) get a short text.
+
+    `results` keeps the text of each step's tool_result, in order."""
+
+    steps: list[tuple[str, dict[str, Any]]]
+    results: list[str] = field(default_factory=list)
+
+    def __call__(self, body: Body) -> list[Block]:
+        if not {name for name, _ in self.steps} <= set(tool_names(body)):
+            return [text_block(REPLY)]
+        done = self._note_results(body.get("messages") or [])
+        if done < len(self.steps):
+            return [tool_use_block(*self.steps[done])]
+        return [text_block(REPLY)]
+
+    def _note_results(self, messages: list[Any]) -> int:
+        """How many tool calls the conversation holds; their results go into `results`."""
+        calls = 0
+        results = []
+        for message in messages:
+            content = message.get("content") if isinstance(message, dict) else None
+            for block in content if isinstance(content, list) else []:
+                if block.get("type") == "tool_use":
+                    calls += 1
+                elif block.get("type") == "tool_result":
+                    results.append(_result_text(block.get("content")))
+        self.results[:] = results
+        return calls
+
+
 def _result_text(content: Any) -> str:
     if isinstance(content, str):
         return content

@@ -6,9 +6,11 @@ installer writes (hosts.py).
 Node 22, the judges and the hosts come from the npm registry, pinned by
 judges/package-lock.json, installed into .cache/judges/ and reinstalled only when the lockfile
 changes. A failed install fails the run. Prints one line per check; exits 1 when any check
-failed.
+failed. `--only TEXT` (repeatable) runs only the checks whose name contains one of the texts
+(any case), and starts no hub or host for which none is left.
 """
 
+import argparse
 import hashlib
 import json
 import shutil
@@ -23,6 +25,7 @@ from functools import partial
 from pathlib import Path
 from typing import Final
 
+import capture_hosts
 import hosts
 from common import (
     BIN,
@@ -304,7 +307,22 @@ def report(name: str, check: Callable[[], str]) -> bool:
     return True
 
 
-def main() -> int:
+def selection(argv: list[str] | None) -> Callable[[str], bool]:
+    """Which checks to run, by name, from the command line."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="run only the checks whose name contains TEXT (any case; repeatable)",
+    )
+    texts = [text.casefold() for text in parser.parse_args(argv).only]
+    return lambda name: not texts or any(text in name.casefold() for text in texts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    wanted = selection(argv)
     started = time.monotonic()
     if not report("install node 22 and the judges", install_judges):
         return 1
@@ -313,13 +331,20 @@ def main() -> int:
         workdir = Path(scratch)
         project = workdir / "judges"
         project.mkdir()
-        try:
-            with running_hubs(workdir) as (local, team):
-                results = [report(name, check) for name, check in checks(local, team, project)]
-        except CheckFailed as error:
-            print(f"FAIL start the hubs: {error}", flush=True)
-            return 1
-        results += hosts.judge_hosts(workdir / "hosts", report)
+        if any(wanted(name) for name, _ in checks(Hub(""), Hub(""), project)):
+            try:
+                with running_hubs(workdir) as (local, team):
+                    results = [
+                        report(name, check)
+                        for name, check in checks(local, team, project)
+                        if wanted(name)
+                    ]
+            except CheckFailed as error:
+                print(f"FAIL start the hubs: {error}", flush=True)
+                return 1
+        results += hosts.judge_hosts(
+            workdir / "hosts", report, capture_hosts.CAPTURE_CHECKS, wanted
+        )
     failed = results.count(False)
     verdict = "judges: all passed" if not failed else f"judges: {failed} failed"
     print(f"{verdict} ({len(results)} checks, {time.monotonic() - started:.1f} s)")
