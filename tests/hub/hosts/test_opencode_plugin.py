@@ -100,3 +100,52 @@ def test_the_plugin_adds_context_to_every_model_call_and_records_the_prompt(
     assert f"# Memory for {project.name}\n" in context
     assert "(opencode) Fix the checkout total; the staging password: [REDACTED" in context
     assert "Zq8vR2mLx7" not in context
+
+
+# Reports two bash calls of session s1 (pytest failing, then passing) and ends the session at
+# once, as OpenCode does when its last model turn is quick; then prints the context a new
+# session s2 gets.
+ENDING_DRIVER = """
+const [pluginPath, directory, failing, passing] = process.argv.slice(2);
+const module = await import(pluginPath);
+const hooks = await module.AletheiaMemory({ directory });
+const command = "pytest -q test_cart.py";
+for (const [callID, output, exit] of [["c1", failing, 1], ["c2", passing, 0]]) {
+  const call = { tool: "bash", sessionID: "s1", callID };
+  await hooks["tool.execute.before"](call, { args: { command } });
+  await hooks["tool.execute.after"](call, { title: command, output, metadata: { exit } });
+}
+await hooks.event({ event: { type: "session.idle", properties: { sessionID: "s1" } } });
+const output = { system: [] };
+await hooks["experimental.chat.system.transform"]({ sessionID: "s2" }, output);
+console.log(JSON.stringify(output.system));
+"""
+
+
+def test_a_session_ends_only_once_its_tool_calls_are_reported(
+    live_hub: LiveHub, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    project = tmp_path / f"cart{os.getpid()}{time.monotonic_ns()}"
+    project.mkdir()
+    env = {**live_hub.env, "HOME": str(home)}
+    done = subprocess.run(
+        [ALETHEIA, "install", "opencode", "--hooks", "--write"], env=env, capture_output=True
+    )
+    assert done.returncode == 0, done.stderr
+    module = tmp_path / "aletheia.mjs"
+    shutil.copy(home / PLUGIN, module)
+    driver = tmp_path / "driver.mjs"
+    driver.write_text(ENDING_DRIVER)
+    failing = "F\nFAILED test_cart.py::test_total - assert 5 == 9\n1 failed in 0.02s\n"
+    ran = subprocess.run(
+        [node(), str(driver), str(module), str(project), failing, "1 passed in 0.01s\n"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert ran.returncode == 0, ran.stderr
+    (context,) = json.loads(ran.stdout)
+    assert "## Last sessions" in context
+    assert "Fixed: test_total" in context

@@ -5,7 +5,8 @@ the other hosts run, feeding them JSON: on every model call (asked for once per 
 `experimental.chat.system.transform` adds session_start_context to the system prompt;
 `chat.message` records each user prompt; `tool.execute.after` sends each tool call (its tool,
 arguments, output and exit code) to `hook tool-use` without waiting for it; the `session.idle`
-event runs `hook session-end` with the session's first prompt. The whole file is ours, marked on its
+event runs `hook session-end` with the session's first prompt, once the session's tool calls
+are sent (else its digest could miss the last ones). The whole file is ours, marked on its
 first line: an existing file without the mark is the user's and is never touched.
 """
 
@@ -40,6 +41,9 @@ const SESSION_END = {session_end};
 // What each session asked first, for its digest; each call's arguments, from before it ran.
 const firstRequests = new Map();
 const callArgs = new Map();
+// Each session's tool-call reports still on their way: its end waits for them, so that its
+// digest covers its last calls.
+const sending = new Map();
 // The context of each session, asked for once: OpenCode builds the system prompt anew for
 // every model call (its title request first, with the same session id), so every call of the
 // session gets it.
@@ -108,13 +112,18 @@ export const AletheiaMemory = async ({{ directory }}) => ({{
       output: text.slice(-20000),
       metadata: {{ exit: metadata.exit, exitCode: metadata.exitCode }},
     }};
-    run(TOOL_USE, payload); // not awaited: the tool's answer never waits for capture
+    // Not awaited: the tool's answer never waits for capture.
+    const sent = run(TOOL_USE, payload);
+    const pending = sending.get(payload.session_id) ?? new Set();
+    sending.set(payload.session_id, pending.add(sent));
+    sent.then(() => pending.delete(sent));
   }},
   event: async ({{ event }}) => {{
     if (event?.type !== "{session_idle}") return;
     const sessionID = event.properties?.sessionID ?? "";
     const payload = {{ hook_event_name: "session.idle", session_id: sessionID, cwd: directory }};
     if (firstRequests.has(sessionID)) payload.first_request = firstRequests.get(sessionID);
+    await Promise.all(sending.get(sessionID) ?? []);
     await run(SESSION_END, payload);
   }},
 }});
