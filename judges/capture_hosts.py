@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from common import CheckFailed
-from hosts import CLAUDE, Home, query, run_host, tally, verdict
+from hosts import CLAUDE, OPENCODE, Home, query, run_host, tally, verdict
 from model_stub import StepScript, plain_text, request_text, running_stub, tool_names
 
 Step = tuple[str, dict[str, Any]]
@@ -180,8 +180,15 @@ def opencode_run(
         "models": {"claude-judge": {"name": "judge"}},
     }
     config = {"model": "anthropic/claude-judge", "provider": {"anthropic": provider}}
+    # `opencode run` exits on session.idle without waiting for its plugins' handlers: our
+    # session-end hook goes on alone (as after a user's `opencode run` in a shell), so its
+    # process group is given time to end before it is stopped.
     return run_host(
-        home, ["run", prompt], {"OPENCODE_CONFIG_CONTENT": json.dumps(config)}, cwd=repository
+        home,
+        ["run", prompt],
+        {"OPENCODE_CONFIG_CONTENT": json.dumps(config)},
+        cwd=repository,
+        linger=10.0,
     )
 
 
@@ -196,4 +203,5 @@ def opencode_capture(home: Home) -> str:
 CAPTURE_NAME: Final = "capture: write, failing test, fix, passing test; digest in next session"
 CAPTURE_CHECKS: Final[dict[str, tuple[tuple[str, Callable[[Home], str]], ...]]] = {
     CLAUDE.key: ((CAPTURE_NAME, claude_capture),),
+    OPENCODE.key: ((CAPTURE_NAME, opencode_capture),),
 }

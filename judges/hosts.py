@@ -186,9 +186,11 @@ def run_host(
     args: list[str],
     extra: Mapping[str, str] | None = None,
     cwd: Path | None = None,
+    linger: float = 0.0,
 ) -> subprocess.CompletedProcess[str]:
     """The host with `args` in the project folder (or `cwd`); its whole process group ends
-    with it."""
+    with it, after at most `linger` seconds for what the host left running (a hook it did
+    not wait for) to end on its own."""
     command = [*home.program.argv, *args]
     process = subprocess.Popen(
         command,
@@ -209,9 +211,22 @@ def run_host(
             f"`{home.program.key} {' '.join(args)[:80]}` did not end in {HOST_SECONDS:.0f} s"
             f"\n{tail(out + err)}"
         ) from None
+    else:
+        _wait_group(process.pid, linger)
     finally:
         _end_group(process.pid, signal.SIGTERM)
     return subprocess.CompletedProcess(command, process.returncode, out, err)
+
+
+def _wait_group(group: int, seconds: float) -> None:
+    """Wait at most `seconds` for every process of a group to end."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(group, 0)
+        except (ProcessLookupError, PermissionError):
+            return
+        time.sleep(0.05)
 
 
 def _end_group(group: int, sig: signal.Signals) -> None:
