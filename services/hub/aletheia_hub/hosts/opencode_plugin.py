@@ -41,8 +41,8 @@ const SESSION_END = {session_end};
 // What each session asked first, for its digest; each call's arguments, from before it ran.
 const firstRequests = new Map();
 const callArgs = new Map();
-// Each session's tool-call reports still on their way: its end waits for them, so that its
-// digest covers its last calls.
+// Each session's last tool-call report, chained after the ones before it: its end waits for
+// it, so that its digest covers its last calls.
 const sending = new Map();
 // The context of each session, asked for once: OpenCode builds the system prompt anew for
 // every model call (its title request first, with the same session id), so every call of the
@@ -112,18 +112,18 @@ export const AletheiaMemory = async ({{ directory }}) => ({{
       output: text.slice(-20000),
       metadata: {{ exit: metadata.exit, exitCode: metadata.exitCode }},
     }};
-    // Not awaited: the tool's answer never waits for capture.
-    const sent = run(TOOL_USE, payload);
-    const pending = sending.get(payload.session_id) ?? new Set();
-    sending.set(payload.session_id, pending.add(sent));
-    sent.then(() => pending.delete(sent));
+    // Not awaited: the tool's answer never waits for capture. Each session's reports go one
+    // after another, so the hub gets them in the order the calls ran (a failing test run, then
+    // the passing one); run() never rejects, so one lost report never stops the next.
+    const previous = sending.get(payload.session_id) ?? Promise.resolve();
+    sending.set(payload.session_id, previous.then(() => run(TOOL_USE, payload)));
   }},
   event: async ({{ event }}) => {{
     if (event?.type !== "{session_idle}") return;
     const sessionID = event.properties?.sessionID ?? "";
     const payload = {{ hook_event_name: "session.idle", session_id: sessionID, cwd: directory }};
     if (firstRequests.has(sessionID)) payload.first_request = firstRequests.get(sessionID);
-    await Promise.all(sending.get(sessionID) ?? []);
+    await sending.get(sessionID);
     await run(SESSION_END, payload);
   }},
 }});
