@@ -333,3 +333,10 @@ PATHOLOGICAL = {
 def test_a_megabyte_of_pathological_input_is_redacted_in_linear_time(text: str) -> None:
     result = redact(text)
     assert len(result.text) <= len(text) + 100 * result.count
+
+
+@pytest.mark.parametrize("before", ["Edit", "my_", "token-", "x"])
+def test_a_github_token_stuck_to_a_word_is_redacted(before: str) -> None:
+    # A hook's tool name and a command run words together: the prefix alone marks the token.
+    written = before + "ghp_" + token(random.Random(7), 36)
+    assert redact(written) == Redacted(f"{before}[REDACTED:github-token]", 1)

@@ -52,12 +52,14 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "1//0",
         entropy=3,
     ),
+    # GitHub's prefixes are distinctive enough to need no word start, as in gitleaks' rules: a
+    # token stuck to a word (`Editghp_...`, `my_ghp_...`) is a token all the same.
     SecretPattern(
         "github-token",
-        compile_(r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b"),
+        compile_(r"(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b"),
         gates=(finds("gh[pousr]_"),),
     ),
-    _token("github-token", r"\bgithub_pat_[A-Za-z0-9_]{22,255}\b", "github_pat_"),
+    _token("github-token", r"github_pat_[A-Za-z0-9_]{22,255}\b", "github_pat_"),
     SecretPattern(
         "gitlab-token",
         compile_(
