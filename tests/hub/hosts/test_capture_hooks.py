@@ -6,8 +6,6 @@ import json
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -16,61 +14,17 @@ import pytest
 from aletheia_hub.hosts.hooks import first_request
 from tests.conftest import process_env
 from tests.hub.hosts.conftest import LiveHub, run_aletheia
-
-
-@dataclass
-class Calls:
-    status: int = 201
-    hang: threading.Event | None = None
-    seen: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-
-
-class StandIn(ThreadingHTTPServer):
-    """A stand-in hub: answers every POST with `calls.status` (or hangs until told) and keeps
-    each path and body."""
-
-    calls: Calls
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: StandIn
-
-    def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length", "0"))
-        self.server.calls.seen.append((self.path, json.loads(self.rfile.read(length))))
-        if self.server.calls.hang is not None:
-            self.server.calls.hang.wait(30)
-        reply = b'{"kept": 1, "repeats": 0, "skipped": 0, "pruned": 0}'
-        self.send_response(self.server.calls.status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(reply)))
-        self.end_headers()
-        self.wfile.write(reply)
-
-    def log_message(self, _format: str, *_args: object) -> None:
-        return
+from tests.hub.hosts.stand_in import Calls, StandIn, stand_in_hub
 
 
 @pytest.fixture
 def hub() -> Iterator[StandIn]:
-    server = StandIn(("127.0.0.1", 0), _Handler)
-    server.daemon_threads = True
-    server.calls = Calls()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with stand_in_hub(Calls()) as server:
         yield server
-    finally:
-        if server.calls.hang is not None:
-            server.calls.hang.set()
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
 
 
 def env_for(server: StandIn, **extra: str) -> dict[str, str]:
-    url = f"http://127.0.0.1:{server.server_address[1]}/mcp"
-    return {**process_env(), "ALETHEIA_HUB_URL": url, **extra}
+    return {**process_env(), "ALETHEIA_HUB_URL": server.url, **extra}
 
 
 def post_tool_use(home: Path, tool: str, given: dict[str, Any], **extra: Any) -> str:

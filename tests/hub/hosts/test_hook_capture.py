@@ -3,17 +3,15 @@ ALETHEIA_CAPTURE_OFF_FOR in the hook's environment switches a host's capture off
 sent, no hub is reached)."""
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from aletheia_hub.hosts.hooks import HookFailed, prompt_to_send
 from tests.conftest import free_port, process_env
 from tests.hub.hosts.conftest import run_aletheia
+from tests.hub.hosts.stand_in import Calls, StandIn, stand_in_hub
 
 
 def user_prompt(cwd: Path, prompt: str) -> str:
@@ -27,41 +25,12 @@ def user_prompt(cwd: Path, prompt: str) -> str:
     )
 
 
-class Recorder(ThreadingHTTPServer):
-    """A stand-in hub that answers 201 to every POST and keeps the bodies."""
-
-    bodies: list[dict[str, Any]]
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: Recorder
-
-    def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length", "0"))
-        self.server.bodies.append(json.loads(self.rfile.read(length)))
-        reply = b'{"id": 1, "project": "p", "captured": true, "times": 1, "note": null}'
-        self.send_response(201)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(reply)))
-        self.end_headers()
-        self.wfile.write(reply)
-
-    def log_message(self, _format: str, *_args: object) -> None:
-        return
-
-
 @pytest.fixture
-def recorder() -> Iterator[Recorder]:
-    server = Recorder(("127.0.0.1", 0), _Handler)
-    server.bodies = []
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+def recorder() -> Iterator[StandIn]:
+    """A stand-in hub that answers 201 to every prompt and keeps the bodies."""
+    reply = b'{"id": 1, "project": "p", "captured": true, "times": 1, "note": null}'
+    with stand_in_hub(Calls(reply=reply)) as server:
         yield server
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
 
 
 def hook_env(url: str, **extra: str) -> dict[str, str]:
@@ -69,15 +38,15 @@ def hook_env(url: str, **extra: str) -> dict[str, str]:
 
 
 def test_the_hook_sends_the_prompt_without_its_private_text(
-    recorder: Recorder, tmp_path: Path
+    recorder: StandIn, tmp_path: Path
 ) -> None:
-    url = f"http://127.0.0.1:{recorder.server_address[1]}/mcp"
+    url = recorder.url
     prompt = "Fix the invoice total <private>my salary is 91k</private> before Friday"
     done = run_aletheia(
         "hook", "user-prompt", env=hook_env(url), home=tmp_path, stdin=user_prompt(tmp_path, prompt)
     )
     assert done.returncode == 0 and done.stderr == "", done.stderr
-    [body] = recorder.bodies
+    [body] = recorder.calls.bodies
     assert body["request"] == "Fix the invoice total  before Friday"
     assert body["tool"] == "claude-code"
 
@@ -91,14 +60,16 @@ def test_the_hook_sends_the_prompt_without_its_private_text(
     ],
 )
 def test_the_hook_sends_no_private_span_in_any_form_a_person_types(
-    recorder: Recorder, tmp_path: Path, prompt: str
+    recorder: StandIn, tmp_path: Path, prompt: str
 ) -> None:
-    url = f"http://127.0.0.1:{recorder.server_address[1]}/mcp"
+    url = recorder.url
     done = run_aletheia(
         "hook", "user-prompt", env=hook_env(url), home=tmp_path, stdin=user_prompt(tmp_path, prompt)
     )
     assert done.returncode == 0 and done.stderr == "", done.stderr
-    assert [body["request"] for body in recorder.bodies] == ["Fix the invoice total  before Friday"]
+    assert [body["request"] for body in recorder.calls.bodies] == [
+        "Fix the invoice total  before Friday"
+    ]
 
 
 @pytest.mark.parametrize(
@@ -124,14 +95,14 @@ def test_nothing_is_sent_when_capture_is_off_for_the_host_or_all_of_it_is_privat
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
 
 
-def test_capture_off_for_another_host_still_sends(recorder: Recorder, tmp_path: Path) -> None:
-    url = f"http://127.0.0.1:{recorder.server_address[1]}/mcp"
+def test_capture_off_for_another_host_still_sends(recorder: StandIn, tmp_path: Path) -> None:
+    url = recorder.url
     env = hook_env(url, ALETHEIA_CAPTURE_OFF_FOR="cursor")
     done = run_aletheia(
         "hook", "user-prompt", env=env, home=tmp_path, stdin=user_prompt(tmp_path, "Deploy")
     )
     assert done.returncode == 0 and done.stderr == "", done.stderr
-    assert [body["request"] for body in recorder.bodies] == ["Deploy"]
+    assert [body["request"] for body in recorder.calls.bodies] == ["Deploy"]
 
 
 def test_a_malformed_host_list_sends_nothing_and_says_why() -> None:
