@@ -29,6 +29,7 @@ from aletheia_hub.http.errors import store_unavailable_handler
 from aletheia_hub.http.guard import OriginHostGuard, is_loopback_bind
 from aletheia_hub.http.text_guard import refuse_unstorable_text
 from aletheia_hub.mcp.dispatch import Dispatcher
+from aletheia_hub.mcp.pipeline import CallPipeline
 from aletheia_hub.mcp.toolsets import ALETHEIA, ALL, OPEN_MEM, ToolSet
 from aletheia_hub.metrics import Metrics
 from aletheia_hub.ratelimit import TokenRateLimiter
@@ -93,11 +94,7 @@ def create_app(settings: Settings, tool_sets: Sequence[ToolSet] = TOOL_SETS) -> 
     app.state.search = search = SearchService()
     app.state.metrics = recorder = Metrics()
     app.state.activity = activity = Activity()  # uptime, and idle time for the idle exit
-    dispatchers = [
-        Dispatcher(db=db, tool_set=tool_set, search=search, semantic=semantic, recorder=recorder)
-        for tool_set in tool_sets
-    ]
-    app.state.rate_limiter = (
+    app.state.rate_limiter = limiter = (
         TokenRateLimiter(
             requests=settings.rate_limit_per_minute,
             window_seconds=settings.rate_limit_window_seconds,
@@ -106,13 +103,24 @@ def create_app(settings: Settings, tool_sets: Sequence[ToolSet] = TOOL_SETS) -> 
         if settings.team_mode
         else None
     )
+    # One call pipeline per tool set: rate limit, reply cap, audit and metrics around its
+    # dispatcher (mcp/pipeline.py).
+    pipelines = [
+        CallPipeline(
+            Dispatcher(
+                db=db, tool_set=tool_set, search=search, semantic=semantic, recorder=recorder
+            ),
+            limiter,
+        )
+        for tool_set in tool_sets
+    ]
     setattr(app.state, THROTTLE_STATE, SignInThrottle())  # failed console sign-ins slow down
     app.add_exception_handler(AuthenticationError, authentication_error_handler)
     app.add_exception_handler(SQLAlchemyError, store_unavailable_handler)
     app.include_router(health.router)
     app.include_router(metrics.router)
-    for dispatcher in dispatchers:
-        app.include_router(mcp_endpoint.tool_set_router(dispatcher))
+    for pipeline in pipelines:
+        app.include_router(mcp_endpoint.tool_set_router(pipeline))
     app.include_router(requests_api.router)
     app.include_router(work_api.router)
     app.include_router(memories_api.router)

@@ -31,7 +31,6 @@ from aletheia_hub.mcp.call_state import CallState
 from aletheia_hub.mcp.dispatch import Dispatcher
 from aletheia_hub.mcp.eras import RoutingHeaders
 from aletheia_hub.mcp.pipeline import CallPipeline
-from aletheia_hub.ratelimit import TokenRateLimiter
 from aletheia_hub.settings import Settings
 from aletheia_shared import headers, jsonrpc
 from aletheia_shared.protocol import (
@@ -64,16 +63,15 @@ STATELESS_ERROR_STATUS: Final = {
 }
 
 
-def tool_set_router(dispatcher: Dispatcher) -> APIRouter:
-    """POST, DELETE and GET at the dispatcher's tool set path, all answered by that dispatcher;
-    every request of a POST goes through its call pipeline."""
+def tool_set_router(pipeline: CallPipeline) -> APIRouter:
+    """POST, DELETE and GET at the tool set path of the pipeline's dispatcher, all answered by
+    that dispatcher; every request of a POST goes through the pipeline."""
     router = APIRouter()
+    dispatcher = pipeline.dispatcher
     path = dispatcher.tool_set.path
-    pipeline = CallPipeline(dispatcher)
 
     async def post_mcp(request: Request) -> Response:
         settings: Settings = request.app.state.settings
-        limiter: TokenRateLimiter | None = request.app.state.rate_limiter
         if not accepts_mcp_reply(request.headers.get("accept")):
             return rpc_failure(
                 406,
@@ -88,9 +86,9 @@ def tool_set_router(dispatcher: Dispatcher) -> APIRouter:
                 return post
             if post.body.is_quick(dispatcher):
                 return await _answer_on_loop(request, post, settings, pipeline)
-            return await run_in_threadpool(_serve_post, request, post, settings, pipeline, limiter)
+            return await run_in_threadpool(_serve_post, request, post, settings, pipeline)
         # Everything after the body is blocking work (store, Redis): one hop to the thread pool.
-        return await run_in_threadpool(_answer_post, request, body, settings, pipeline, limiter)
+        return await run_in_threadpool(_answer_post, request, body, settings, pipeline)
 
     async def delete_mcp(request: Request) -> Response:
         principal = await run_in_threadpool(
@@ -165,7 +163,7 @@ async def _answer_on_loop(
     state = post.state
     pipeline.keep_audit(state)
     try:
-        response = _serve_post(request, post, settings, pipeline, None)
+        response = _serve_post(request, post, settings, pipeline)
     except BaseException:
         await _commit_audit(pipeline, state)
         raise
@@ -184,12 +182,11 @@ def _answer_post(
     raw: bytes | None,
     settings: Settings,
     pipeline: CallPipeline,
-    limiter: TokenRateLimiter | None,
 ) -> Response:
     post = _open_post(request, raw, settings)
     if isinstance(post, Response):
         return post
-    return _serve_post(request, post, settings, pipeline, limiter)
+    return _serve_post(request, post, settings, pipeline)
 
 
 def _open_post(request: Request, raw: bytes | None, settings: Settings) -> _Post | Response:
@@ -225,11 +222,10 @@ def _serve_post(
     post: _Post,
     settings: Settings,
     pipeline: CallPipeline,
-    limiter: TokenRateLimiter | None,
 ) -> Response:
     """The Response to a checked POST: rate limit, session, then every message's reply."""
     body, state = post.body, post.state
-    budget = pipeline.admit(body, state, settings, limiter)
+    budget = pipeline.admit(body, state, settings)
     if isinstance(budget, RateLimited):
         return json_reply(
             429,

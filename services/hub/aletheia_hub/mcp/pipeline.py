@@ -54,8 +54,9 @@ Step = Callable[[Turn, Next], Reply]
 class CallPipeline:
     """The steps every request of one tool set takes, around its dispatcher's handler."""
 
-    def __init__(self, dispatcher: Dispatcher) -> None:
+    def __init__(self, dispatcher: Dispatcher, limiter: TokenRateLimiter | None) -> None:
         self.dispatcher = dispatcher
+        self.limiter = limiter  # a team hub's per-token budget; None: no limit
         # Outermost first. A new cross-cutting step goes here, as a method (turn, call_next).
         self.steps: tuple[Step, ...] = (
             self._rate_limit,
@@ -68,9 +69,7 @@ class CallPipeline:
             chain = _around(step, chain)
         self._chain = chain
 
-    def admit(
-        self, body: Body, state: CallState, settings: Settings, limiter: TokenRateLimiter | None
-    ) -> Budget | RateLimited:
+    def admit(self, body: Body, state: CallState, settings: Settings) -> Budget | RateLimited:
         """What this POST may spend under the token's rate limit, or its refusal when nothing
         fits. Every tools/call costs one request of the budget; a body without any costs one."""
         tool_calls = body.tool_calls
@@ -80,10 +79,10 @@ class CallPipeline:
             max_reply_bytes=settings.max_reply_bytes,
             reply_bytes=BATCH_BRACKETS if body.is_batch else 0,
         )
-        if limiter is None or state.principal.token_id is None:
+        if self.limiter is None or state.principal.token_id is None:
             return budget
         cost = max(1, len(tool_calls))
-        grant = limiter.take(state.principal.token_id, cost)
+        grant = self.limiter.take(state.principal.token_id, cost)
         if grant.granted == cost:
             return budget
         self.dispatcher.metrics.count(metrics.RATE_LIMITED, cost - grant.granted)
