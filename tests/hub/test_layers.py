@@ -31,6 +31,7 @@ RANKS: Final = {
     "private_tags": 0,
     "processes": 0,
     "ratelimit": 0,
+    "token_budget": 0,  # the token estimate and the context budget's default
     # Shared modules built on those.
     "capture": 1,
     "work_capture": 1,  # events, test-run reading and digests: redaction at most

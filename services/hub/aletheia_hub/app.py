@@ -108,7 +108,12 @@ def create_app(settings: Settings, tool_sets: Sequence[ToolSet] = TOOL_SETS) -> 
     pipelines = [
         CallPipeline(
             Dispatcher(
-                db=db, tool_set=tool_set, search=search, semantic=semantic, recorder=recorder
+                db=db,
+                tool_set=tool_set,
+                search=search,
+                semantic=semantic,
+                recorder=recorder,
+                context_tokens=settings.context_tokens,
             ),
             limiter,
         )

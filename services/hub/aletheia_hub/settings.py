@@ -9,6 +9,7 @@ from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from aletheia_hub.capture import CaptureLimits, host_keys, parse_hosts
+from aletheia_hub.token_budget import DEFAULT_CONTEXT_TOKENS
 from aletheia_hub.work_capture.limits import WorkLimits
 from aletheia_shared import env
 from aletheia_shared.store import (
@@ -62,6 +63,9 @@ class Settings(BaseSettings):
     # (HNSW); off: every hub holds them in memory, as on SQLite.
     pgvector: Literal["auto", "off"] = "auto"
     max_reply_bytes: int = Field(default=4 * 1024 * 1024, ge=1024)
+    # What session_start_context (and so the hooks' session-start context) may hand a model,
+    # in tokens as the hub estimates them (token_budget.py); items past it are left out whole.
+    context_tokens: int = Field(default=DEFAULT_CONTEXT_TOKENS, ge=200, le=100_000)
     # Who started this hub: `aletheia-server --started-by proxy` is how aletheia-mcp starts one.
     started_by: Literal["user", "proxy"] = "user"
     # A local hub aletheia-mcp started stops after this long without a request (probes aside).

@@ -1,17 +1,22 @@
 """session_start_context: pinned, recent by day, requests, facts and rules, cut at item bounds."""
 
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
+from aletheia_hub.app import create_app
+from aletheia_hub.settings import Settings
+from tests.conftest import prefill_store
 from tests.helpers import McpHttpClient
 from tests.hub.tools.support import execute, failure, ms, recalled, save, set_created
 
 ECONOMICS = re.compile(
     r"^Context economics: (?P<listed>\d+) items listed; ~(?P<tokens>\d+) tokens for this block "
-    r"\(estimate, chars/4\)(?:; (?P<left>\d+) more left out to stay short \((?P<parts>[^)]*)\))?; "
+    r"\(estimate, chars/3.2\)(?:; (?P<left>\d+) more left out to stay short \((?P<parts>[^)]*)\) "
+    r"by the budget of (?P<budget>\d+) tokens)?; "
 )
 EMPTY = "Nothing saved for this project yet. save_memory stores what you learn."
 
@@ -22,7 +27,7 @@ def context(mcp: McpHttpClient, **arguments: Any) -> tuple[list[str], re.Match[s
     lines = recalled(answer)
     economics = ECONOMICS.match(lines[-1])
     assert economics, lines[-1]
-    assert abs(int(economics["tokens"]) - len(answer) / 4) <= 75, (economics[0], len(answer))
+    assert abs(int(economics["tokens"]) - len(answer) / 3.2) <= 2, (economics[0], len(answer))
     return lines[:-1], economics
 
 
@@ -253,3 +258,25 @@ def test_pinned_rules_and_facts_keep_their_place_when_recent_memories_fill_the_b
     assert 5 <= len(recent) < 100
     assert int(economics["left"]) == 100 - len(recent)
     assert economics["parts"] == f"{100 - len(recent)} recent"
+
+
+@pytest.mark.parametrize("tokens", [300, 900])
+def test_the_context_stays_within_its_token_budget_and_names_it(
+    settings: Settings, sqlite_template: Path, tokens: int
+) -> None:
+    settings.context_tokens = tokens
+    prefill_store(sqlite_template, settings.resolved_database_url())
+    with TestClient(create_app(settings), base_url="http://127.0.0.1") as http:
+        mcp = McpHttpClient(http, "/mcp", project="shop", tool="tests")
+        mcp.initialize()
+        for n in range(60):
+            save(mcp, f"text {n}", title=f"note {n:02d} " + "budget words here " * 6)
+        answer = mcp.text("session_start_context", {"limit": 60})
+    assert len(answer) / 3.2 <= tokens
+    lines = recalled(answer)
+    economics = ECONOMICS.match(lines[-1])
+    assert economics, lines[-1]
+    items = [line for line in lines if line.startswith("- #")]
+    assert int(economics["left"]) == 60 - len(items) > 0
+    assert economics["budget"] == str(tokens)
+    assert lines[-1].endswith("search, timeline and get_observations fetch more.")

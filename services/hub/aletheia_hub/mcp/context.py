@@ -9,6 +9,7 @@ from aletheia_hub import auth
 from aletheia_hub.auth import Principal
 from aletheia_hub.embed.service import SemanticSearch
 from aletheia_hub.store.search import SearchService
+from aletheia_hub.token_budget import DEFAULT_CONTEXT_TOKENS
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +26,8 @@ class ToolContext:
     # The caller's working directory when its proxy runs on this machine (X-Aletheia-Cwd);
     # None on a team hub or without the header. Folder context finds the project root from it.
     caller_folder: str | None = None
+    # ALETHEIA_CONTEXT_TOKENS: what session_start_context may hand the model, in tokens.
+    context_tokens: int = DEFAULT_CONTEXT_TOKENS
 
     def name(self, operation: str) -> str:
         """What a reply text calls the tool that performs `operation` in this tool set."""

@@ -25,6 +25,7 @@ from aletheia_hub.redact import redact
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.search import SearchService
 from aletheia_hub.store.sessions import SessionInfo
+from aletheia_hub.token_budget import DEFAULT_CONTEXT_TOKENS
 from aletheia_shared import jsonrpc
 from aletheia_shared.jsonrpc import Response
 from aletheia_shared.project import DEFAULT_PROJECT
@@ -87,8 +88,10 @@ class Dispatcher:
         search: SearchService,
         semantic: SemanticSearch | None = None,
         recorder: metrics.Metrics | None = None,
+        context_tokens: int = DEFAULT_CONTEXT_TOKENS,
     ) -> None:
         self.db = db
+        self.context_tokens = context_tokens
         self.search = search
         self.metrics = recorder or metrics.Metrics()
         self.tool_set = tool_set
@@ -238,6 +241,7 @@ class Dispatcher:
             state.audit,
             self.semantic,
             search=self.search,
+            context_tokens=self.context_tokens,
         )
 
     def _invalid_tool_call(

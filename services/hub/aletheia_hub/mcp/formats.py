@@ -13,6 +13,12 @@ from aletheia_hub.store.memories import MemoryRecord
 from aletheia_hub.store.rules import RuleRecord
 from aletheia_hub.store.search import FactHit, MemoryHit, SearchResult
 from aletheia_hub.store.timeline import Timeline
+from aletheia_hub.token_budget import (
+    CHARS_PER_TOKEN,
+    DEFAULT_CONTEXT_TOKENS,
+    budget_chars,
+    estimate_tokens,
+)
 
 # The tool name a tool set's texts use for a canonical operation (ToolContext.name).
 ToolName = Callable[[str], str]
@@ -238,7 +244,6 @@ TYPE_LETTERS: Final = {
     "note": "N",
     "summary": "S",
 }
-CONTEXT_BUDGET_CHARS: Final = 6_000
 
 
 def context_item(hit: MemoryHit) -> str:
@@ -263,6 +268,8 @@ CONTEXT_SECTIONS: Final = (
     "## Facts",
     "## Rules",
 )
+# Room kept for the economics line (with its left-out counts) beside the items.
+_ECONOMICS_CHARS: Final = 320
 CONTEXT_PRIORITY: Final = (
     "## Pinned",
     "## Rules",
@@ -272,7 +279,7 @@ CONTEXT_PRIORITY: Final = (
     "## Recent",
 )
 # The most a section may take of the budget: the last sessions' digests leave room for the rest.
-SECTION_BUDGET_CHARS: Final = {"## Last sessions": CONTEXT_BUDGET_CHARS // 2}
+SECTION_SHARES: Final = {"## Last sessions": 0.5}
 _LEFT_OUT_NAMES: Final = {
     "## Pinned": "pinned",
     "## Last sessions": "sessions",
@@ -327,7 +334,7 @@ def _fit_to_budget(
     size = 0
     for heading in CONTEXT_PRIORITY:
         section_size = 0
-        section_budget = SECTION_BUDGET_CHARS.get(heading, budget)
+        section_budget = int(budget * SECTION_SHARES.get(heading, 1.0))
         for item in sections[heading]:
             headings = [h for h in (heading, item.day_heading) if h and h not in opened]
             needed = sum(len(h) + 1 for h in headings) + len(item.line) + 1
@@ -341,13 +348,17 @@ def _fit_to_budget(
     return kept, left_out
 
 
-def session_context(context: SessionContext, name: ToolName) -> str:
-    """The session-start block, about 6,000 characters: pinned memories, rules, facts, the
-    last sessions' digests (at most half of it) and requests come first; recent memories fill
-    what is left. Cut at item boundaries."""
+def session_context(
+    context: SessionContext, name: ToolName, budget_tokens: int = DEFAULT_CONTEXT_TOKENS
+) -> str:
+    """The session-start block within `budget_tokens` (estimated): pinned memories, rules,
+    facts, the last sessions' digests (at most half of it), requests, then recent memories, in
+    that priority. Cut at item boundaries; the last line says what was left out."""
     title = f"# Memory for {one_line(context.project)}"
     sections = _context_items(context)
-    kept, left_out = _fit_to_budget(sections, CONTEXT_BUDGET_CHARS - len(title))
+    overhead = len(wrap_recalled("")) + _ECONOMICS_CHARS
+    budget = budget_chars(budget_tokens) - len(title) - overhead
+    kept, left_out = _fit_to_budget(sections, budget)
     lines = [title]
     for heading in CONTEXT_SECTIONS:
         shown = [item for item in sections[heading] if id(item) in kept]
@@ -369,10 +380,17 @@ def session_context(context: SessionContext, name: ToolName) -> str:
         parts = ", ".join(
             f"{left_out[h]} {_LEFT_OUT_NAMES[h]}" for h in CONTEXT_SECTIONS if h in left_out
         )
-        more = f"; {sum(left_out.values())} more left out to stay short ({parts})"
-    economics = (
-        f"Context economics: {len(kept)} items listed; ~{(len(body) + 150) // 4} tokens for "
-        f"this block (estimate, chars/4){more}; {name('search')}, {name('timeline')} and "
-        f"{name('get_observations')} fetch more."
-    )
-    return wrap_recalled(f"{body}\n{economics}")
+        more = (
+            f"; {sum(left_out.values())} more left out to stay short ({parts}) "
+            f"by the budget of {budget_tokens} tokens"
+        )
+
+    def economics(tokens: int) -> str:
+        return (
+            f"Context economics: {len(kept)} items listed; ~{tokens} tokens for this block "
+            f"(estimate, chars/{CHARS_PER_TOKEN:g}){more}; {name('search')}, "
+            f"{name('timeline')} and {name('get_observations')} fetch more."
+        )
+
+    tokens = estimate_tokens(wrap_recalled(f"{body}\n{economics(0)}"))
+    return wrap_recalled(f"{body}\n{economics(tokens)}")

@@ -19,6 +19,7 @@ from aletheia_hub.redact import redact
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.errors import StoreError
 from aletheia_hub.store.search import SearchService
+from aletheia_hub.token_budget import DEFAULT_CONTEXT_TOKENS
 
 
 def call_tool(
@@ -31,6 +32,7 @@ def call_tool(
     semantic: SemanticSearch | None = None,
     *,
     search: SearchService,
+    context_tokens: int = DEFAULT_CONTEXT_TOKENS,
 ) -> CallToolResult:
     """Run one tools/call request and return its result (isError on tool failure).
 
@@ -39,7 +41,7 @@ def call_tool(
     """
     tool = _find_tool(registry, params.name)
     try:
-        text = _run(db, tool_set, tool, params, state, audit, semantic, search)
+        text = _run(db, tool_set, tool, params, state, audit, semantic, search, context_tokens)
         audit.outcome = "ok"
     except auth.AccessDenied as error:
         audit.outcome, text = "refused", error.message
@@ -90,6 +92,7 @@ def _run(
     audit: CallAudit,
     semantic: SemanticSearch | None,
     search: SearchService,
+    context_tokens: int,
 ) -> str:
     """The tool's text; a write tool's audit row goes into its transaction."""
     arguments = params.arguments or {}
@@ -112,6 +115,7 @@ def _run(
             semantic=semantic,
             text_names=tool_set.text_names,
             caller_folder=state.caller_folder,
+            context_tokens=context_tokens,
         )
         text = tool.handler(args, context)
         if tool.access == "write":

@@ -21,7 +21,7 @@ def session_start_context(args: SessionStartArgs, ctx: ToolContext) -> str:
         limit=args.limit,
         owner=ctx.principal.token_id,
     )
-    return formats.session_context(context, ctx.name)
+    return formats.session_context(context, ctx.name, ctx.context_tokens)
 
 
 SESSION_START_CONTEXT = Tool(
@@ -29,7 +29,7 @@ SESSION_START_CONTEXT = Tool(
     description=(
         "Load what a new session should know about a project: pinned memories, the last "
         "sessions' digests, recent memories by day, recent requests, up to 10 active facts and "
-        "the enabled rules, about 6000 characters. Call it first."
+        "the enabled rules, within the hub's token budget (ALETHEIA_CONTEXT_TOKENS). Call it first."
     ),
     args=SessionStartArgs,
     handler=session_start_context,
