@@ -270,7 +270,8 @@ def test_the_context_stays_within_its_token_budget_and_names_it(
         mcp = McpHttpClient(http, "/mcp", project="shop", tool="tests")
         mcp.initialize()
         for n in range(60):
-            save(mcp, f"text {n}", title=f"note {n:02d} " + "budget words here " * 6)
+            words = " ".join(f"{stem}{n}x" for stem in ("alpha", "beta", "gamma", "delta", "eps"))
+            save(mcp, f"text {n}", title=f"note {n:02d} {words} " * 3)
         answer = mcp.text("session_start_context", {"limit": 60})
     assert len(answer) / 3.2 <= tokens
     lines = recalled(answer)
