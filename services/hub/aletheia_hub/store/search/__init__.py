@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from aletheia_hub.store.search.neighbours import neighbours as memory_neighbours
     from aletheia_hub.store.search.neighbours import thread
     from aletheia_hub.store.search.service import SearchService
+    from aletheia_hub.store.search.similar import SimilarMemory, similar_memories
     from aletheia_hub.store.search.terms import query_terms
     from aletheia_hub.store.search.vectors import VectorSearch, VectorStore, open_vector_search
 
@@ -44,6 +45,8 @@ _HOMES: Final = MappingProxyType(
         "memory_neighbours": ("neighbours", "neighbours"),
         "thread": ("neighbours", "thread"),
         "SearchService": ("service", "SearchService"),
+        "SimilarMemory": ("similar", "SimilarMemory"),
+        "similar_memories": ("similar", "similar_memories"),
         "query_terms": ("terms", "query_terms"),
         "VectorSearch": ("vectors", "VectorSearch"),
         "VectorStore": ("vectors", "VectorStore"),
@@ -60,6 +63,7 @@ __all__ = (
     "SearchQuery",
     "SearchResult",
     "SearchService",
+    "SimilarMemory",
     "VectorSearch",
     "VectorStore",
     "date_order",
@@ -71,6 +75,7 @@ __all__ = (
     "memory_neighbours",
     "open_vector_search",
     "query_terms",
+    "similar_memories",
     "thread",
 )
 

@@ -1,0 +1,104 @@
+"""How well a save's "Similar to" line finds planted duplicates, on the real store code.
+
+Each pair of bench/dedup_pairs.jsonl (bench/dedup_data.py) gets a project of its own in a new
+SQLite store: its first note is saved with the store's save_memory, then the second is looked
+up with store/search's similar_memories, as a save's answer does. A pair is called similar
+when the first note comes back at the threshold. Prints precision and recall at the default
+threshold and a sweep, and the cost of the lookup per save (ms). Words only: the semantic
+model is off, as in the tests.
+
+    .venv/bin/python bench/dedup.py
+"""
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+from statistics import median, quantiles
+
+from dedup_data import read_pairs
+from retrieval import print_command
+from sqlmodel import Session
+
+from aletheia_hub.store import memories
+from aletheia_hub.store.db import Database
+from aletheia_hub.store.migrate import upgrade_to_head
+from aletheia_hub.store.search import SearchService, similar_memories
+from aletheia_hub.store.search.similar import DEFAULT_THRESHOLD
+
+SWEEP = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
+
+
+def scores(store: Path) -> tuple[list[tuple[bool, float, str]], list[float]]:
+    """Each pair's label, the first note's score for the second (0: not found) and kind; and
+    the milliseconds each lookup took."""
+    db = Database(f"sqlite:///{store}")
+    upgrade_to_head(db.engine)
+    found: list[tuple[bool, float, str]] = []
+    took: list[float] = []
+    try:
+        with SearchService() as service, Session(db.engine) as session:
+            for index, pair in enumerate(read_pairs()):
+                first, second = pair["first"], pair["second"]
+                assert isinstance(first, dict) and isinstance(second, dict)
+                project = f"pair-{index}"
+                saved = memories.save_memory(
+                    session=session,
+                    project=project,
+                    text=first["text"],
+                    title=first["title"],
+                    type="note",
+                    kind="note",
+                    tool="bench",
+                    pinned=False,
+                )
+                session.commit()
+                start = time.perf_counter()
+                similar = similar_memories(
+                    session=session,
+                    service=service,
+                    project=project,
+                    owner=None,
+                    title=second["title"],
+                    text=second["text"],
+                    threshold=0.0,
+                )
+                took.append((time.perf_counter() - start) * 1000)
+                score = next((s.score for s in similar if s.id == saved.id), 0.0)
+                found.append((bool(pair["duplicate"]), score, str(pair["kind"])))
+    finally:
+        db.dispose()
+    return found, took
+
+
+def rates(found: list[tuple[bool, float, str]], threshold: float) -> tuple[float, float]:
+    called = [label for label, score, _ in found if score >= threshold]
+    true = sum(called)
+    precision = true / len(called) if called else 1.0
+    recall = true / sum(label for label, _, _ in found)
+    return precision, recall
+
+
+def main() -> None:
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
+    print_command()
+    with tempfile.TemporaryDirectory() as folder:
+        found, took = scores(Path(folder) / "dedup.db")
+    duplicates = sum(label for label, _, _ in found)
+    print(f"{len(found)} pairs: {duplicates} duplicates, {len(found) - duplicates} distinct")
+    precision, recall = rates(found, DEFAULT_THRESHOLD)
+    print(f"default threshold {DEFAULT_THRESHOLD}: precision {precision:.3f}, recall {recall:.3f}")
+    print("threshold  precision  recall")
+    for threshold in SWEEP:
+        precision, recall = rates(found, threshold)
+        print(f"{threshold:>9.2f}  {precision:>9.3f}  {recall:>6.3f}")
+    for kind in dict.fromkeys(kind for _, _, kind in found):
+        kept = [score for _, score, k in found if k == kind]
+        hit = sum(score >= DEFAULT_THRESHOLD for score in kept)
+        print(f"  {kind:<18} called similar {hit}/{len(kept)} (median score {median(kept):.2f})")
+    cuts = quantiles(took, n=100)
+    print(f"lookup per save: median {median(took):.2f} ms, p99 {cuts[98]:.2f} ms")
+
+
+if __name__ == "__main__":
+    main()
