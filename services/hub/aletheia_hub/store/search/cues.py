@@ -1,7 +1,8 @@
 """Who and when: what a question asks beyond its topic words.
 
 - A turn of a conversation is saved as a host writes it: "Caroline: ...", "[8 May 2026,
-  1:56 pm] Caroline: ..." or "Caroline said: ...". Its speaker is that name. A question that
+  1:56 pm] Caroline: ...", "Caroline (8 May 2026): ...", "**Caroline**: ...", a chat export's
+  line and more (turns.py reads them). Its speaker is that name. A question that
   names the speaker of some candidates ("what did Caroline say about ...") asks about theirs.
 - A question that asks when ("when did ...", "what day ...", "how long ago ...") is answered
   by the memory that says when: one that holds a time expression ("yesterday", "last
@@ -14,19 +15,12 @@ from collections.abc import Mapping
 from typing import Final
 
 from aletheia_hub.store.search.terms import term_set, words
+from aletheia_hub.store.search.turns import SPEECH, parse
 
-# An optional stamp in brackets or parentheses, then one to three capitalized words, then a
-# colon or a verb of speech.
-_SPEECH: Final = r"(?:said|says|asked|asks|wrote|writes|replied|replies|answered|told|added)"
-_SPEAKER: Final = re.compile(
-    r"^\s*(?:[\[(][^\])]{0,60}[\])]\s*)?"
-    rf"(?P<name>[^\W\d_][\w'’.-]{{0,30}}(?:\s(?!{_SPEECH}\b)[^\W\d_][\w'’.-]{{0,30}}){{0,2}})"
-    rf"(?:\s*:|\s+{_SPEECH}\b)",
-)
 _NAME_WORD: Final = r"([A-Z][a-z]+(?:[ -][A-Z][a-z]+)?)"
 _LIKELY_NAMES: Final = (
     re.compile(rf"\b(?:did|does|do|has|had|is|was|were|would|will|can|could)\s+{_NAME_WORD}\b"),
-    re.compile(rf"\b{_NAME_WORD}(?:['’]s\b|\s+{_SPEECH}\b|\s+(?:say|tell|mention|talk|think)\b)"),
+    re.compile(rf"\b{_NAME_WORD}(?:['’]s\b|\s+{SPEECH}\b|\s+(?:say|tell|mention|talk|think)\b)"),
 )
 # "When did ...?", not "what breaks when the cache is cold?".
 MIN_TURNS: Final = 3  # candidates a named speaker opens, for the name to count as one
@@ -77,14 +71,11 @@ _STAMP: Final = re.compile(r"^\s*[\[(][^\])]{0,60}[\])]")
 def speaker(head: str) -> str | None:
     """The speaker a saved turn opens with, lower-cased ("caroline"), or None (also for a
     label such as "Note:" or "Decision:")."""
-    found = _SPEAKER.match(head)
-    if found is None:
+    turn = parse(head, LABELS)
+    if turn is None:
         return None
-    name = found.group("name")
-    if not all(part[0].isupper() for part in name.split()):
-        return None
-    plain = " ".join(words(name))
-    return None if plain in LABELS else plain
+    plain = " ".join(words(turn.speaker))
+    return None if not plain or plain in LABELS else plain
 
 
 def named_speakers(question: str, speakers: Mapping[int, str]) -> set[str]:
@@ -127,4 +118,12 @@ def asks_when(question: str) -> bool:
 def says_when(text: str) -> bool:
     """Whether a memory's text says when something happened (a stamp that opens a saved turn
     is when it was said, not when what it tells happened)."""
-    return _SAYS_WHEN.search(_STAMP.sub("", text, count=1)) is not None
+    turn = parse(text, LABELS)
+    said = turn.said(text) if turn is not None else _STAMP.sub("", text, count=1)
+    return _SAYS_WHEN.search(said) is not None
+
+
+def spoken(text: str) -> str:
+    """What the speaker of a saved turn says (without who and when); a note whole."""
+    turn = parse(text, LABELS)
+    return text if turn is None else turn.said(text)

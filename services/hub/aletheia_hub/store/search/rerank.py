@@ -16,7 +16,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from aletheia_hub.store.search.cues import asks_when, named_speakers, says_when
+from aletheia_hub.store.search.cues import asks_when, named_speakers, says_when, spoken
 
 # Chosen on bench/retrieval.py --set conversations (tune split), checked on the coding set.
 NEIGHBOUR_WEIGHT: Final = 0.4  # for a turn of a conversation
@@ -73,7 +73,7 @@ def rerank(
 
 def asks_only(item: int, evidence: Evidence) -> bool:
     """Whether a memory is a turn of a conversation that ends asking a question."""
-    return item in evidence.speakers and evidence.texts.get(item, "").rstrip().endswith("?")
+    return item in evidence.speakers and spoken(evidence.texts.get(item, "")).rstrip().endswith("?")
 
 
 def lending(question: str, scores: Mapping[int, float], evidence: Evidence) -> dict[int, float]:
