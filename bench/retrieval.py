@@ -3,7 +3,7 @@ MRR@10 and latency per question kind and search mode, in-process and over HTTP t
 
     .venv/bin/python bench/retrieval.py [--sizes 1000,10000,100000] [--via store,http]
         [--modes keyword,vector,hybrid] [--questions N] [--cache-dir DIR] [--seed S] [--quick]
-        [--set coding,conversations]
+        [--set coding,conversations] [--shapes as-generated,colon,dated,...]
 
 The corpus (bench/retrieval_data) is 1,000 base memories (notes from 50 templates and chat
 turns from team meetings), grown to larger sizes by variants with other people, components
@@ -28,7 +28,9 @@ a few minutes and about 100 MB; --cache-dir keeps the stores for later runs.
 `--set conversations` measures the conversational set instead (bench/retrieval_chat.py):
 twelve conversations between two friends over months, 265 to 320 turns each, every turn one
 memory, with single-hop, multi-hop, temporal and open-domain questions, per split (tune:
-conversations 1-6, used to choose weights; test: 7-12, held out).
+conversations 1-6, used to choose weights; test: 7-12, held out). `--shapes` saves the same
+turns in other shapes ("Name (date): text", "**Name**: text", JSON lines, chat exports; see
+bench/retrieval_shapes.py), one store each, and ends with recall@5 per shape.
 """
 
 import argparse
@@ -57,6 +59,7 @@ import retrieval_chat
 from alembic.script import ScriptDirectory
 from hubs import SEARCH, read_postings, running_hub, wait_for_postings
 from retrieval_data import BASE_SIZE, KINDS, Corpus, Question, build_corpus
+from retrieval_shapes import SHAPES
 from retrieval_shared import (
     CHAT_SOURCES,
     DEPTH,
@@ -363,6 +366,12 @@ def parse_args() -> argparse.Namespace:
         "conversations between friends, one store); comma separated (default coding)",
     )
     parser.add_argument(
+        "--shapes",
+        default="as-generated",
+        help="with --set conversations: the shapes its turns are saved in, one store each "
+        f"({', '.join(SHAPES)}, or all); comma separated (default as-generated)",
+    )
+    parser.add_argument(
         "--quick",
         action="store_true",
         help="fast smoke run: 1000 memories, store only, 40 questions of each kind "
@@ -378,6 +387,8 @@ def parse_args() -> argparse.Namespace:
     args.via = chosen(args.via or ("store" if args.quick else "store,http"), VIAS, "--via")
     args.modes = chosen(args.modes, MODES, "--modes")
     args.sets = chosen(args.sets, SETS, "--set")
+    shapes = ",".join(SHAPES) if args.shapes == "all" else args.shapes
+    args.shapes = chosen(shapes, tuple(SHAPES), "--shapes")
     if args.questions is None and args.quick:
         args.questions = 40
     return args

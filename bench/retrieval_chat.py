@@ -30,6 +30,7 @@ from retrieval_data.conversations import (
     Conversations,
     build_conversations,
 )
+from retrieval_shapes import shaped
 from retrieval_shared import (
     CHAT_SOURCES,
     DEPTH,
@@ -67,13 +68,14 @@ class ChatRow:
     note: str = ""
 
 
-def cache_name(seed: int) -> str:
+def cache_name(seed: int, shape: str = "as-generated") -> str:
     """A store file name that changes with the conversations' generator and the schema."""
     digest = hashlib.sha256()
     for name in CHAT_SOURCES:
         digest.update((GENERATOR / name).read_bytes())
+    digest.update(Path(__file__).with_name("retrieval_shapes.py").read_bytes())
     head = ScriptDirectory(str(MIGRATIONS_DIR)).get_current_head() or "none"
-    return f"conversations-seed{seed}-{digest.hexdigest()[:10]}-{head}.db"
+    return f"conversations-{shape}-seed{seed}-{digest.hexdigest()[:10]}-{head}.db"
 
 
 def build_store(path: Path, conversations: Conversations) -> list[int]:
@@ -104,8 +106,10 @@ def build_store(path: Path, conversations: Conversations) -> list[int]:
     return ids
 
 
-def prepared_store(folder: Path, seed: int, conversations: Conversations) -> tuple[Path, list[int]]:
-    path = folder / cache_name(seed)
+def prepared_store(
+    folder: Path, seed: int, conversations: Conversations, shape: str = "as-generated"
+) -> tuple[Path, list[int]]:
+    path = folder / cache_name(seed, shape)
     ids_file = path.with_suffix(".ids.json")
     if ids_file.exists():
         print(f"conversations: reused {path}")
@@ -113,7 +117,7 @@ def prepared_store(folder: Path, seed: int, conversations: Conversations) -> tup
     start = time.perf_counter()
     ids = build_store(path, conversations)
     ids_file.write_text(json.dumps(ids))
-    print(f"conversations: {len(ids)} turns saved in {time.perf_counter() - start:.1f} s")
+    print(f"conversations ({shape}): {len(ids)} turns saved in {time.perf_counter() - start:.1f} s")
     return path, ids
 
 
@@ -243,7 +247,29 @@ def run(args: argparse.Namespace, folder: Path) -> None:
         f"conversations: {projects} conversations, {len(conversations.turns)} turns; "
         f"questions: {counts}; top {DEPTH} per search, each in its conversation's project"
     )
-    path, ids = prepared_store(folder, args.seed, conversations)
-    rows = evaluate(path, args, questions, ids)
-    print(TABLE_HEAD)
-    print("\n".join(table_line(row) for row in rows))
+    recall: dict[str, list[float]] = {}
+    for shape in args.shapes:
+        turns = shaped(conversations.turns, shape)
+        print(f"shape {shape}: {turns[0].text!r}")
+        saved = Conversations(turns, questions)
+        path, ids = prepared_store(folder, args.seed, saved, shape)
+        rows = evaluate(path, args, questions, ids)
+        print(TABLE_HEAD)
+        print("\n".join(table_line(row) for row in rows))
+        for row in rows:
+            if not row.note and row.category == "all":
+                key = f"{row.via:<6}{row.mode:<9}{row.split:<6}"
+                recall.setdefault(key, []).append(mean([s.recall5 for s in row.scores]))
+    if len(args.shapes) > 1:
+        print(shape_table(args.shapes, recall))
+
+
+def shape_table(shapes: list[str], recall: dict[str, list[float]]) -> str:
+    """recall@5 of every question per shape (columns), and the spread between shapes."""
+    width = max(9, *(len(shape) + 1 for shape in shapes))
+    head = f"{'via':<6}{'mode':<9}{'split':<6}" + "".join(f"{s:>{width}}" for s in shapes)
+    lines = [f"recall@5 per shape (all questions):\n{head}{'spread':>9}"]
+    for key, figures in recall.items():
+        cells = "".join(f"{figure:>{width}.3f}" for figure in figures)
+        lines.append(f"{key}{cells}{max(figures) - min(figures):>9.3f}")
+    return "\n".join(lines)

@@ -66,6 +66,8 @@ class Turn:
     tool: str
     session_id: str | None
     created_at_ms: int
+    speaker: str = ""  # who says it
+    said: str = ""  # what they say, without the speaker and the stamp
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,7 +200,8 @@ class Writer:
         self.said.add(saved)
         self.moment += timedelta(seconds=self.rng.randint(15, 150))
         at_ms = int(self.moment.timestamp() * 1000)
-        self.out.turns.append(Turn(self.project, saved, self.tool, self.session_id, at_ms))
+        turn = Turn(self.project, saved, self.tool, self.session_id, at_ms, name, text)
+        self.out.turns.append(turn)
         return len(self.out.turns) - 1
 
     # A conversation
