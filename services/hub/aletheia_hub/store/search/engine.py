@@ -29,6 +29,8 @@ COMMON_SHARE: Final = 0.25
 COMMON_MIN_CORPUS: Final = 1_000
 FREQUENCY_TTL_SECONDS: Final = 300.0
 FREQUENCY_CACHE_SIZE: Final = 10_000
+# A remembered count serves while the store is at most this much larger than when counted.
+FREQUENCY_GROWTH: Final = 1.1
 
 
 # Each backend module, checked against the Protocol it stands for.
@@ -215,7 +217,9 @@ def _cached_frequency(
 
     Memories are never removed from the index, so a remembered count never exceeds the
     current one: it serves the score bounds and saves a scan of the term's matches on every
-    query. A count that reached a smaller cap is counted again.
+    query. A count that reached a smaller cap is counted again, and so is one taken when the
+    store was over a tenth smaller (the cap follows its size): on a store still filling up,
+    a word counted early would otherwise look rarer than it is for minutes.
     """
     cache: dict[str, tuple[float, int, int]] = session.connection().info.setdefault(
         "aletheia_document_frequency", {}
@@ -224,7 +228,7 @@ def _cached_frequency(
     found = cache.get(term)
     if found is not None and now - found[0] < FREQUENCY_TTL_SECONDS:
         _, remembered, counted_to = found
-        if remembered < counted_to or counted_to >= cap:
+        if counted_to >= cap or (remembered < counted_to and cap <= counted_to * FREQUENCY_GROWTH):
             return min(remembered, cap)
     if len(cache) >= FREQUENCY_CACHE_SIZE:
         cache.clear()
