@@ -66,9 +66,11 @@ def test_a_plugin_file_of_the_users_is_refused_and_left_alone(home: Path, cli: C
     assert plugin.read_text() == "export const Mine = async () => ({});\n"
 
 
-def test_the_plugin_adds_context_to_every_model_call_and_records_the_prompt(
-    live_hub: LiveHub, tmp_path: Path
-) -> None:
+def installed_plugin(
+    live_hub: LiveHub, tmp_path: Path, driver_source: str
+) -> tuple[dict[str, str], Path, Path, Path]:
+    """`aletheia install opencode --hooks` into a HOME of the test's own; the environment,
+    the plugin as a module Node loads, a driver script and a new project folder."""
     home = tmp_path / "home"
     project = tmp_path / f"proj{os.getpid()}{time.monotonic_ns()}"
     project.mkdir()
@@ -81,7 +83,14 @@ def test_the_plugin_adds_context_to_every_model_call_and_records_the_prompt(
     module = tmp_path / "aletheia.mjs"
     shutil.copy(home / PLUGIN, module)
     driver = tmp_path / "driver.mjs"
-    driver.write_text(DRIVER)
+    driver.write_text(driver_source)
+    return env, module, driver, project
+
+
+def test_the_plugin_adds_context_to_every_model_call_and_records_the_prompt(
+    live_hub: LiveHub, tmp_path: Path
+) -> None:
+    env, module, driver, project = installed_plugin(live_hub, tmp_path, DRIVER)
     prompt = "Fix the checkout total; the staging password: Zq8vR2mLx7"
     ran = subprocess.run(
         [node(), str(driver), str(module), str(project), prompt],
@@ -125,18 +134,7 @@ console.log(JSON.stringify(output.system));
 def test_a_session_ends_only_once_its_tool_calls_are_reported(
     live_hub: LiveHub, tmp_path: Path
 ) -> None:
-    home = tmp_path / "home"
-    project = tmp_path / f"cart{os.getpid()}{time.monotonic_ns()}"
-    project.mkdir()
-    env = {**live_hub.env, "HOME": str(home)}
-    done = subprocess.run(
-        [ALETHEIA, "install", "opencode", "--hooks", "--write"], env=env, capture_output=True
-    )
-    assert done.returncode == 0, done.stderr
-    module = tmp_path / "aletheia.mjs"
-    shutil.copy(home / PLUGIN, module)
-    driver = tmp_path / "driver.mjs"
-    driver.write_text(ENDING_DRIVER)
+    env, module, driver, project = installed_plugin(live_hub, tmp_path, ENDING_DRIVER)
     failing = "F\nFAILED test_cart.py::test_total - assert 5 == 9\n1 failed in 0.02s\n"
     ran = subprocess.run(
         [node(), str(driver), str(module), str(project), failing, "1 passed in 0.01s\n"],
