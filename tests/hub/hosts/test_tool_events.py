@@ -2,6 +2,7 @@
 edits and commands the hub keeps; read-only tools and malformed payloads give nothing."""
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -392,6 +393,22 @@ def test_a_path_outside_the_project_is_kept_from_home_or_as_given(
         ),
     )
     assert (home.file, other.file, windows.file) == ("~/.bashrc", "/etc/hosts", "src/a.py")
+
+
+@pytest.mark.parametrize("opened_through_link", [True, False])
+def test_a_project_opened_through_a_link_keeps_its_paths_relative(
+    tmp_path: Path, opened_through_link: bool
+) -> None:
+    # The host may name the file by its real path while the cwd is the link, or the reverse.
+    real = tmp_path / "work" / "shop"
+    (real / "src").mkdir(parents=True)
+    link = tmp_path / "shop-link"
+    link.symlink_to(real)
+    cwd, named = (link, real) if opened_through_link else (real, link)
+    payload = claude(
+        "Write", {"file_path": str(named / "src" / "a.py"), "content": "x\n"}, cwd=str(cwd)
+    )
+    assert edit("claude-code", payload).file == "src/a.py"
 
 
 def test_huge_outputs_and_texts_are_cut_to_the_caps() -> None:

@@ -314,10 +314,19 @@ def _relative(path: str, root: str) -> str:
     pure = PureWindowsPath if windows else PurePosixPath
     given = pure(path)
     if given.is_absolute():
-        for base, prefix in ((root, ""), (os.path.expanduser("~"), "~/")):
+        # A project opened through a link: the host may name the file by its real path while
+        # the cwd is the link (or the other way round); this hook runs where both resolve.
+        bases = [(root, ""), (os.path.expanduser("~"), "~/")]
+        if root and not windows:
+            bases.insert(1, (os.path.realpath(root), ""))
+            real = pure(os.path.realpath(path))
+            tries = [(given, base) for base in bases] + [(real, base) for base in bases[:2]]
+        else:
+            tries = [(given, base) for base in bases]
+        for candidate, (base, prefix) in tries:
             if base and base not in ("/", "\\"):
                 try:
-                    path = prefix + given.relative_to(pure(base)).as_posix()
+                    path = prefix + candidate.relative_to(pure(base)).as_posix()
                     break
                 except ValueError:
                     continue
