@@ -86,6 +86,43 @@ def test_a_commented_file_of_a_plain_json_host_is_refused_with_what_to_do(
     assert path.read_text() == text
 
 
+def test_a_refused_claude_json_prints_only_the_refusal(
+    cli: Cli, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ALETHEIA_PORT", "7799")  # an entry would carry it
+    path = home / ".claude.json"
+    text = '{\n  // servers\n  "mcpServers": {}\n}\n'
+    path.write_text(text)
+    done = cli("install", "claude-code", "--write")
+    assert done.code == 1
+    assert done.out == ""
+    assert done.err == (
+        f"aletheia install: {path} holds comments (or trailing commas), which Claude Code does "
+        "not read: it takes plain JSON; it was left as it is. Take them out, then run this "
+        "again.\n"
+    )
+    assert path.read_text() == text
+
+
+def test_install_all_says_what_the_entries_it_wrote_carry_beside_the_one_refused(
+    cli: Cli, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ALETHEIA_PORT", "7799")
+    (home / ".claude.json").write_text('{"mcpServers": {}, // mine\n}')
+    done = cli("install", "--all", "--write")
+    assert done.code == 1
+    assert "Wrote ~/.cursor/mcp.json." in done.out and "claude" not in done.out
+    assert done.out.endswith(
+        "The entries carry ALETHEIA_PORT=7799 from this environment, to reach the same hub.\n"
+    )
+    shown = cli("install", "cursor")  # nothing to change: nothing carried anew
+    assert shown.code == 0
+    assert shown.out == "Cursor: nothing to change in ~/.cursor/mcp.json.\n"
+    (home / ".cursor" / "mcp.json").unlink()
+    shown = cli("install", "cursor")  # a diff: what the entry would carry
+    assert "The entries would carry ALETHEIA_PORT=7799 from this environment" in shown.out
+
+
 def messy_home(home: Path, data: Path) -> None:
     """A home with every kind of trouble doctor reports; `data` is the setup's data dir."""
     (home / ".gemini").mkdir()

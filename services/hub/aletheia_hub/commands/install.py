@@ -92,15 +92,24 @@ def run_install(args: argparse.Namespace) -> int:
     run = _Run("install", Path.home(), args.write)
     for host in hosts:
         run.host(host, partial(_plan_install, run, host, remote, carried, args.hooks))
-    if carried.environment:
-        shown = {**carried.environment}
-        if store_env.has_password(shown.get("ALETHEIA_DATABASE_URL", "")):
-            shown["ALETHEIA_DATABASE_URL"] = store_env.masked(shown["ALETHEIA_DATABASE_URL"])
-        pairs = ", ".join(f"{name}={value}" for name, value in shown.items())
-        print(f"The entries carry {pairs} from this environment, to reach the same hub.")
-    for note in carried.notes:
-        print(note)
+    _say_carried(run, carried)
     return run.finish()
+
+
+def _say_carried(run: "_Run", carried: store_env.Carried) -> None:
+    """What the entries carry from this environment, said only of entries this run wrote (or
+    showed in its diff): a refused or unchanged file carries nothing new."""
+    if not carried.environment or not (run.wrote or run.diffed):
+        return
+    shown = {**carried.environment}
+    if store_env.has_password(shown.get("ALETHEIA_DATABASE_URL", "")):
+        shown["ALETHEIA_DATABASE_URL"] = store_env.masked(shown["ALETHEIA_DATABASE_URL"])
+    pairs = ", ".join(f"{name}={value}" for name, value in shown.items())
+    verb = "carry" if run.wrote else "would carry"
+    print(f"The entries {verb} {pairs} from this environment, to reach the same hub.")
+    if run.wrote:  # the notes say what the written files now hold
+        for note in carried.notes:
+            print(note)
 
 
 def run_uninstall(args: argparse.Namespace) -> int:
@@ -126,6 +135,7 @@ class _Run:
         self.created = created.load(home)
         self.failed = False
         self.diffed = False
+        self.wrote = False
         # Settings this host's change sets (with the value each had) or puts back.
         self.settings: dict[str, Any] = {}
         self.forget: list[str] = []
@@ -154,6 +164,7 @@ class _Run:
             return
         for change in changes:
             backup = install.write(change, self.created)
+            self.wrote = True
             print(_wrote(change, backup, self.home))
         for name, previous in self.settings.items():
             self.created.settings.setdefault(name, previous)
