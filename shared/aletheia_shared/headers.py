@@ -12,6 +12,9 @@ PROTOCOL_VERSION: Final = "MCP-Protocol-Version"
 CALLER_TOOL: Final = "X-Aletheia-Tool"
 CALLER_PROJECT: Final = "X-Aletheia-Project"
 CALLER_CWD: Final = "X-Aletheia-Cwd"
+# The caller's git checkout, as they describe it: percent-encoded compact JSON with the root's
+# id (never its path), HEAD, branch, and on a save the blobs of the files it cites.
+CALLER_GIT: Final = "X-Aletheia-Git"
 AUTHORIZATION: Final = "Authorization"
 
 # Printable ASCII stays as it is, so plain names read plainly; only % itself is escaped.
