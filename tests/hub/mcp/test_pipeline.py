@@ -172,3 +172,27 @@ def test_a_stateless_call_its_envelope_refuses_is_measured_but_never_ran_so_is_n
     assert audit_rows(http) == []
     assert requests_of(recorder, "tools/call", "search") == 1
     assert recorder.counter(ERRORS) == {(("kind", "other_error"), ("method", "tools/call")): 1}
+
+
+def test_an_audit_row_keeps_the_host_the_error_code_and_the_calls_duration(
+    http: TestClient,
+) -> None:
+    session = McpHttpClient(http, project="shop", tool="host-a")
+    session.initialize()
+    assert session.call_tool("search", {"query": "deploys"})[1] is False
+    assert session.call_tool("save_memory", {"text": ""})[1] is True
+    session.post([tool_call_request("search", ["not", "an", "object"], 7)])
+    stateless = StatelessClient(http, "/mcp", **{headers.CALLER_TOOL: "host-b"})
+    assert stateless.request("tools/call", {"name": "list_rules", "arguments": {}}).is_success
+    db: Database = http.app.state.db  # type: ignore[attr-defined]
+    columns = (AUDIT_LOG.c.tool, AUDIT_LOG.c.host, AUDIT_LOG.c.result, AUDIT_LOG.c.error_code)
+    with db.read_session() as read:
+        rows = read.execute(select(*columns).order_by(AUDIT_LOG.c.id)).all()
+        durations = read.execute(select(AUDIT_LOG.c.duration_us)).scalars().all()
+    assert [tuple(row) for row in rows] == [
+        ("search", "host-a", "ok", None),
+        ("save_memory", "host-a", "error", None),  # a tool's isError: no JSON-RPC code
+        ("search", "host-a", "error", jsonrpc.INVALID_PARAMS),
+        ("list_rules", "host-b", "ok", None),
+    ]
+    assert all(isinstance(duration, int) and duration >= 0 for duration in durations)

@@ -380,6 +380,9 @@ ROWS: Final[dict[str, list[Row]]] = {
             "project": None,
             "result": "ok",
             "operation": "search",
+            "host": "claude-code",
+            "error_code": None,
+            "duration_us": 1_500,
         }
         for i in (1, 2)
     ]
@@ -392,6 +395,9 @@ ROWS: Final[dict[str, list[Row]]] = {
             "project": "",
             "result": "",
             "operation": "",
+            "host": "",
+            "error_code": -32602,
+            "duration_us": None,
         }
     ],
     "embeddings": [
@@ -545,6 +551,10 @@ ADDED_COLUMNS: Final[dict[tuple[str, str], Callable[[Row], Any]]] = {
     ("episodes", "request_bytes"): lambda row: len(row["request"].encode()),
     ("episodes", "repeat_count"): lambda _row: 1,
     ("episodes", "last_seen_at_ms"): lambda row: row["created_at_ms"],
+    # 0018: rows written before named no host, no error code, no duration.
+    ("audit_log", "host"): lambda _row: "",
+    ("audit_log", "error_code"): lambda _row: None,
+    ("audit_log", "duration_us"): lambda _row: None,
 }
 
 

@@ -1,9 +1,11 @@
-"""Audit rows for tools/call: the tool, its canonical operation, the project and the outcome;
-never the arguments. The call pipeline (mcp/pipeline.py) starts one CallAudit per tools/call,
-and the row is written once: with the call's work when it writes, else on its own when the
-call ends, committed before its reply is sent; a quick call answered on the event loop keeps
-its row for write_rows, committed right after the reply (http/mcp_endpoint.py)."""
+"""Audit rows for tools/call: the tool, its canonical operation, the project, the calling host,
+the outcome with its error code and how long the call took; never the arguments. The call
+pipeline (mcp/pipeline.py) starts one CallAudit per tools/call, and the row is written once:
+with the call's work when it writes, else on its own when the call ends, committed before its
+reply is sent; a quick call answered on the event loop keeps its row for write_rows, committed
+right after the reply (http/mcp_endpoint.py)."""
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -35,8 +37,11 @@ class CallAudit:
         tool_name: Any,
         arguments: Any,
         kept: list[CallRow] | None,
+        host: str = "",
     ) -> None:
         self.outcome: Outcome = "error"
+        self._started = time.perf_counter()
+        self._host = host
         self._db = db
         self._tool_set = tool_set
         self._token_id = token_id
@@ -53,9 +58,10 @@ class CallAudit:
         record_call(connection=driver.of(session.connection()), row=self._row("ok"))
         self._in_work = True
 
-    def end(self, outcome: Outcome | None = None) -> None:
-        """Write the row, with `outcome` or the one the call reached, unless its work
-        committed it already; a second end() writes nothing."""
+    def end(self, outcome: Outcome | None = None, error_code: int | None = None) -> None:
+        """Write the row, with `outcome` or the one the call reached and the JSON-RPC error
+        code it was answered with, unless its work committed it already; a second end()
+        writes nothing."""
         if self._ended:
             return
         self._ended = True
@@ -63,14 +69,14 @@ class CallAudit:
             self.outcome = outcome
         if self._in_work and self.outcome == "ok":
             return
-        row = self._row(self.outcome)
+        row = self._row(self.outcome, error_code)
         if self._kept is not None:
             self._kept.append(row)
             return
         with self._db.driver_write(one_statement=True) as connection:
             record_call(connection=connection, row=row)
 
-    def _row(self, outcome: Outcome) -> CallRow:
+    def _row(self, outcome: Outcome, error_code: int | None = None) -> CallRow:
         arguments = self._arguments
         requested = arguments.get("project") if isinstance(arguments, dict) else None
         project = _printable(requested, 200) if isinstance(requested, str) else ""
@@ -84,6 +90,10 @@ class CallAudit:
             operation=operation or "?",
             project=project or None,
             result=outcome,
+            # A host names itself: one that holds a secret is kept redacted.
+            host=_printable(redact_name(self._host).text, 100),
+            error_code=error_code,
+            duration_us=round((time.perf_counter() - self._started) * 1_000_000),
         )
 
 

@@ -89,7 +89,7 @@ class CallPipeline:
         message = rate_limit_message(settings, grant.retry_after_seconds)
         if grant.granted == 0:
             for call in tool_calls:
-                self._start_audit(call, state).end("rate-limited")
+                self._start_audit(call, state).end("rate-limited", jsonrpc.RATE_LIMITED)
             return RateLimited(message, grant.retry_after_seconds)
         budget.tool_calls_left = grant.granted
         budget.rate_limit_message = message
@@ -176,7 +176,7 @@ class CallPipeline:
             raise
         turn.state.audit = None
         try:
-            audit.end()
+            audit.end(error_code=_error_code(reply.response))
         except Exception as error:  # the row could not be written: the reply says so
             return Reply(failure_reply(turn.call, error))
         return reply
@@ -213,7 +213,7 @@ class CallPipeline:
         """Answer a request in its place; a tools/call's audit row says why."""
         turn.refused = True
         if turn.call.method == TOOLS_CALL:
-            self._start_audit(turn.call, turn.state).end(outcome)
+            self._start_audit(turn.call, turn.state).end(outcome, _error_code(error))
         return Reply(error)
 
     def _start_audit(self, call: Call, state: CallState) -> CallAudit:
@@ -226,7 +226,15 @@ class CallPipeline:
             tool_name=call.params.get("name"),
             arguments=call.params.get("arguments"),
             kept=state.unwritten_audit,
+            host=state.tool,
         )
+
+
+def _error_code(response: Response) -> int | None:
+    """The JSON-RPC error code a reply carries; None for a result (a tool's isError too)."""
+    error = response.get("error")
+    code = error.get("code") if isinstance(error, dict) else None
+    return code if isinstance(code, int) else None
 
 
 def _around(step: Step, call_next: Next) -> Next:

@@ -27,6 +27,9 @@ class CallRow:
     operation: str
     project: str | None
     result: Outcome
+    host: str = ""  # the calling tool (X-Aletheia-Tool, else the client's name)
+    error_code: int | None = None  # the JSON-RPC error code the call was answered with
+    duration_us: int | None = None  # from the call's start to its end; None: not measured
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,13 +47,24 @@ def record_call(*, connection: driver.Driver, row: CallRow) -> None:
     work would cost more than the write (bench/roundtrip.py)."""
     connection.execute(
         _INSERT_CALL_SQL[connection.mark],
-        (row.at_ms, row.token_id, row.tool[:100], row.operation[:100], row.project, row.result),
+        (
+            row.at_ms,
+            row.token_id,
+            row.tool[:100],
+            row.operation[:100],
+            row.project,
+            row.result,
+            row.host[:100],
+            row.error_code,
+            row.duration_us,
+        ),
     )
 
 
 _INSERT_CALL_SQL: Final = {
-    mark: "INSERT INTO audit_log (at_ms, token_id, tool, operation, project, result)"
-    f" VALUES ({driver.marks(mark, 6)})"
+    mark: "INSERT INTO audit_log"
+    " (at_ms, token_id, tool, operation, project, result, host, error_code, duration_us)"
+    f" VALUES ({driver.marks(mark, 9)})"
     for mark in driver.MARKS
 }
 
@@ -97,6 +111,7 @@ class AuditFilter:
     project: str | None = None
     tool: str | None = None
     result: str | None = None
+    host: str | None = None
     since_ms: int | None = None
     until_ms: int | None = None
     limit: int = 200
@@ -111,6 +126,9 @@ class AuditRowView:
     operation: str
     project: str | None
     result: str
+    host: str
+    error_code: int | None
+    duration_us: int | None
 
 
 def _filtered(query: Select[Any], where: AuditFilter) -> Select[Any]:
@@ -123,6 +141,7 @@ def _filtered(query: Select[Any], where: AuditFilter) -> Select[Any]:
         (AUDIT_LOG.c.project, where.project),
         (AUDIT_LOG.c.tool, where.tool),
         (AUDIT_LOG.c.result, where.result),
+        (AUDIT_LOG.c.host, where.host),
     ):
         if value:
             conditions.append(column == value)
@@ -142,6 +161,9 @@ def audit_rows(*, session: Session, where: AuditFilter) -> list[AuditRowView]:
         AUDIT_LOG.c.operation,
         AUDIT_LOG.c.project,
         AUDIT_LOG.c.result,
+        AUDIT_LOG.c.host,
+        AUDIT_LOG.c.error_code,
+        AUDIT_LOG.c.duration_us,
     )
     rows = session.execute(
         _filtered(query, where)
@@ -157,3 +179,36 @@ def audit_count(*, session: Session, where: AuditFilter) -> int:
     return int(
         session.execute(_filtered(select(func.count()).select_from(AUDIT_LOG), where)).scalar_one()
     )
+
+
+def calls_per(
+    *, session: Session, column: Literal["host", "tool"], where: AuditFilter
+) -> list[tuple[str, int]]:
+    """How many calls the filter matches per host or per tool, most first."""
+    named = AUDIT_LOG.c[column]
+    count = func.count().label("calls")
+    query = select(named, count).select_from(AUDIT_LOG).group_by(named)
+    rows = session.execute(_filtered(query, where).order_by(count.desc(), named))
+    return [(str(name), int(calls)) for name, calls in rows.all()]
+
+
+@dataclass(frozen=True, slots=True)
+class Timed:
+    at_ms: int
+    duration_us: int
+
+
+def timed_calls(
+    *, session: Session, operation: str, where: AuditFilter, limit: int = 100_000
+) -> list[Timed]:
+    """How long each successful call of an operation took, oldest first: the newest `limit`
+    the filter matches, among rows that measured it."""
+    query = select(AUDIT_LOG.c.at_ms, AUDIT_LOG.c.duration_us).where(
+        AUDIT_LOG.c.operation == operation,
+        AUDIT_LOG.c.result == "ok",
+        AUDIT_LOG.c.duration_us.is_not(None),
+    )
+    rows = session.execute(
+        _filtered(query, where).order_by(AUDIT_LOG.c.at_ms.desc()).limit(limit)
+    ).all()
+    return [Timed(int(at_ms), int(duration)) for at_ms, duration in reversed(rows)]

@@ -70,6 +70,10 @@ class Memory(SQLModel, table=True):
     concepts_json: str = Field(
         default="[]", sa_column=Column(Text, nullable=False, server_default="[]")
     )
+    # The caller's checkout when it was saved: HEAD's commit and branch (None when unknown,
+    # outside git, or detached for the branch).
+    git_commit: str | None = Field(default=None, sa_column=Column(String(64)))
+    git_branch: str | None = Field(default=None, sa_column=Column(String(255)))
 
 
 class MemoryFile(SQLModel, table=True):
@@ -78,6 +82,8 @@ class MemoryFile(SQLModel, table=True):
         sa_column=Column(Integer, ForeignKey("memories.id", ondelete="CASCADE"), primary_key=True)
     )
     path: str = Field(sa_column=Column(Text, primary_key=True, index=True))
+    # The git blob of the file's working-tree content at save time; None when not read.
+    blob: str | None = Field(default=None, sa_column=Column(String(64)))
 
 
 class WorkStateList(SQLModel, table=True):
@@ -194,6 +200,7 @@ class AuditRow(SQLModel, table=True):
     """One row per tools/call: who, what, where, how it ended; never the arguments."""
 
     __tablename__ = "audit_log"
+    __table_args__ = (Index("ix_audit_log_operation_at", "operation", "at_ms"),)
     id: int | None = Field(default=None, sa_column=Column(Integer, primary_key=True))
     at_ms: int = Field(sa_column=Column(BigInteger, nullable=False, index=True))
     token_id: str | None = Field(default=None, max_length=40)
@@ -203,6 +210,10 @@ class AuditRow(SQLModel, table=True):
     )
     project: str | None = Field(default=None, max_length=200)
     result: str = Field(max_length=20)
+    # The calling host (X-Aletheia-Tool, else the client's name), redacted like every name.
+    host: str = Field(default="", sa_column=Column(String(100), nullable=False, server_default=""))
+    error_code: int | None = None  # the JSON-RPC error code a call was answered with
+    duration_us: int | None = Field(default=None, sa_column=Column(BigInteger))
 
 
 class StoreMeta(SQLModel, table=True):
@@ -300,3 +311,31 @@ class WorkEvent(SQLModel, table=True):
     bytes: int = Field(sa_column=Column(Integer, nullable=False))
     created_at_ms: int = Field(sa_column=Column(BigInteger, nullable=False))
     last_seen_at_ms: int = Field(sa_column=Column(BigInteger, nullable=False))
+
+
+class MemoryMerge(SQLModel, table=True):
+    """Near-duplicates merged on request: `kept_id` got the new revision `revision_id`, and
+    the memories of its parts were dismissed; `undone_at_ms` once the merge was undone."""
+
+    __tablename__ = "memory_merges"
+    __table_args__ = (Index("ix_memory_merges_project_at", "project", "merged_at_ms"),)
+    id: int | None = Field(default=None, sa_column=Column(Integer, primary_key=True))
+    project: str = Field(max_length=200)
+    kept_id: int = Field(sa_column=Column(Integer, nullable=False))
+    revision_id: int = Field(sa_column=Column(Integer, nullable=False))
+    tool: str = Field(max_length=100)  # who asked: cli, console
+    merged_at_ms: int = Field(sa_column=Column(BigInteger, nullable=False))
+    undone_at_ms: int | None = Field(default=None, sa_column=Column(BigInteger))
+
+
+class MemoryMergePart(SQLModel, table=True):
+    """A memory a merge dismissed: its lineage to the merge's new revision."""
+
+    __tablename__ = "memory_merge_parts"
+    __table_args__ = (Index("ix_memory_merge_parts_memory", "memory_id"),)
+    merge_id: int = Field(
+        sa_column=Column(
+            Integer, ForeignKey("memory_merges.id", ondelete="CASCADE"), primary_key=True
+        )
+    )
+    memory_id: int = Field(sa_column=Column(Integer, primary_key=True))
