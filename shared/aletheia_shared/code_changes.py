@@ -27,16 +27,19 @@ def file_changes(checkout: Checkout, since: str, blobs: Mapping[str, str]) -> di
     """The files of `blobs` (path -> blob at save time) whose working-tree content differs
     from the saved one, keyed by path: changed, deleted, or renamed (as git's rename detection
     between `since` and the working tree sees it). Fresh files are absent. At most three git
-    calls, each bounded in time; when git cannot count commits, the count is 0."""
+    calls, each bounded in time. A commit git does not know here marks nothing."""
     current = file_blobs(checkout, blobs)
     differing = [path for path, blob in blobs.items() if current.get(path) != blob]
     if not differing:
         return {}
     missing = [path for path in differing if path not in current]
-    # A saved commit unknown here (another clone, history rewritten): gone files read as deleted.
-    renamed = (_renames(checkout, since, missing) if missing else None) or {}
+    renamed = _renames(checkout, since, missing) if missing else {}
+    if renamed is None:
+        return {}  # a commit unknown here: saved in another repository, or history rewritten
     counted = [*differing, *renamed.values()]
     counts = _commit_counts(checkout, since, counted, renamed)
+    if counts is None:
+        return {}
     changes: dict[str, FileChange] = {}
     for path in differing:
         commits = counts.get(path, 0)
@@ -73,9 +76,9 @@ def _renames(checkout: Checkout, since: str, missing: Iterable[str]) -> dict[str
 
 def _commit_counts(
     checkout: Checkout, since: str, paths: list[str], renamed: Mapping[str, str]
-) -> dict[str, int]:
+) -> dict[str, int] | None:
     """Commits after `since` up to HEAD touching each path (a renamed one: its old or new
-    path), by one `git log`."""
+    path), by one `git log`; None when git does not know `since`."""
     if checkout.head is None or checkout.head == since:
         return {}
     output = _git(
@@ -83,7 +86,7 @@ def _commit_counts(
         "--", *paths,
     )  # fmt: skip
     if output is None:
-        return {}
+        return None
     touched: dict[str, set[str]] = {}
     commit = ""
     for line in output.splitlines():
@@ -97,11 +100,30 @@ def _commit_counts(
     return counts
 
 
-def _git(checkout: Checkout, *args: str) -> str | None:
+def known_commits(checkout: Checkout, commits: Iterable[str]) -> set[str]:
+    """The commits this repository holds, by one `git cat-file --batch-check`: a commit of
+    another repository is neither merged nor unmerged here."""
+    asked = list(dict.fromkeys(commits))
+    if not asked:
+        return set()
+    output = _git(
+        checkout,
+        "cat-file",
+        "--batch-check=%(objectname) %(objecttype)",
+        stdin="".join(f"{commit}^{{commit}}\n" for commit in asked),
+    )
+    if output is None:
+        return set()
+    found = {line.split()[0] for line in output.splitlines() if line.endswith(" commit")}
+    return {commit for commit in asked if commit in found}
+
+
+def _git(checkout: Checkout, *args: str, stdin: str | None = None) -> str | None:
     """What git prints, or None when it fails, is missing or takes too long."""
     try:
         done = subprocess.run(
             ["git", "-c", "core.quotePath=false", "-C", checkout.root, *args],
+            input=stdin,
             capture_output=True,
             text=True,
             timeout=GIT_TIMEOUT_S,
@@ -111,6 +133,6 @@ def _git(checkout: Checkout, *args: str) -> str | None:
             },
             check=False,
         )
-    except (OSError, subprocess.SubprocessError):
+    except (OSError, subprocess.SubprocessError, ValueError):
         return None
     return done.stdout if done.returncode == 0 else None

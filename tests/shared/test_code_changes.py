@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from aletheia_shared.code_changes import FileChange, file_changes
+from aletheia_shared.code_changes import FileChange, file_changes, known_commits
 from aletheia_shared.git_checkout import Checkout, read_checkout
 from tests.code_repo import Repo
 
@@ -71,14 +71,11 @@ def test_a_file_changed_back_is_fresh(tmp_path: Path) -> None:
     assert file_changes(checkout_of(repo), commit, blobs) == {}
 
 
-def test_with_a_commit_this_repository_does_not_know_only_content_counts(tmp_path: Path) -> None:
+def test_a_commit_this_repository_does_not_know_marks_nothing(tmp_path: Path) -> None:
     repo, _, blobs = saved_repo(tmp_path)
     (repo.root / "src/old.py").unlink()
     repo.write("src/up.py", "edited\n")
-    assert file_changes(checkout_of(repo), "0" * 40, blobs) == {
-        "src/up.py": FileChange("src/up.py", "changed", 0),
-        "src/old.py": FileChange("src/old.py", "deleted", 0),
-    }
+    assert file_changes(checkout_of(repo), "0" * 40, blobs) == {}
 
 
 def test_another_worktree_sees_its_own_branch(tmp_path: Path) -> None:
@@ -90,3 +87,11 @@ def test_another_worktree_sees_its_own_branch(tmp_path: Path) -> None:
     assert file_changes(checkout_of(other), commit, blobs) == {
         "src/up.py": FileChange("src/up.py", "changed", 1)
     }
+
+
+def test_known_commits_are_those_of_this_repository(tmp_path: Path) -> None:
+    repo, commit, _ = saved_repo(tmp_path)
+    other = Repo.create(tmp_path / "other")
+    other.write("a.txt", "a")
+    elsewhere = other.commit("elsewhere")
+    assert known_commits(checkout_of(repo), [commit, elsewhere, "f" * 40]) == {commit}
