@@ -166,3 +166,40 @@ def test_aletheia_import_gives_an_id_at_the_columns_end_a_new_one_and_refuses_on
     assert [o["id"] for o in json.loads(out)["observations"]] == ["obs-2"]
     code, out, _ = run(capsys, "export", "--project", "billing", "--database-url", store_url)
     assert [o["id"] for o in json.loads(out)["observations"]] == ["obs-1", "obs-3"]
+
+
+def test_export_and_import_take_the_project_as_they_are_typed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = f"sqlite:///{tmp_path / 'hub.db'}"
+    save_many(url, 2)
+    out_file = tmp_path / "shop.json"
+    code, out, err = run(capsys, "export", "shop", "-o", str(out_file), "--database-url", url)
+    assert (code, out, err) == (0, "", f"Exported 2 observation(s) of shop to {out_file}.\n")
+    code, out, _ = run(capsys, "import", str(out_file), "copy", "--database-url", url)
+    assert (code, out) == (
+        0,
+        "Imported into copy (mode skip): 2 added, 0 merged, 0 skipped, 0 replaced.\n",
+    )
+    code, out, _ = run(capsys, "export", "--project", "copy", "copy", "--database-url", url)
+    assert code == 0 and len(json.loads(out)["observations"]) == 2  # the same name twice: fine
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ("export", "shop", "--project", "cafe"),
+        ("export", "--project", "cafe", "shop"),
+        ("import", "shop.json", "shop", "--project", "cafe"),
+    ],
+)
+def test_a_project_typed_and_a_different_project_option_are_refused(
+    arguments: tuple[str, ...], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, *arguments, "--hub-db", str(tmp_path / "hub.db"))
+    assert (code, out) == (2, "")
+    assert err.endswith(
+        f"aletheia {arguments[0]}: error: PROJECT shop and --project cafe name two projects: "
+        "name one\n"
+    )
+    assert not (tmp_path / "hub.db").exists()

@@ -4,6 +4,7 @@ import argparse
 import sys
 
 from aletheia_hub.clock import iso_ms, parse_moment
+from aletheia_hub.commands.project_choice import add_project
 from aletheia_hub.commands.store_access import add_store_options, open_store
 from aletheia_hub.store.audit import LOCAL, list_calls
 
@@ -14,7 +15,7 @@ def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     audit.add_argument(
         "--token", help=f"only this token id ({LOCAL}: the local user's calls, without a token)"
     )
-    audit.add_argument("--project", help="only this project")
+    add_project(audit, "only this project's calls")
     audit.add_argument("--limit", type=int, default=1000, help="at most this many rows (newest)")
     add_store_options(audit)
 

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Final, get_args
 
 from aletheia_hub.commands.progress import ProgressBar
+from aletheia_hub.commands.project_choice import add_project
 from aletheia_hub.commands.store_access import add_store_options, open_store
 from aletheia_hub.store.errors import StoreError
 from aletheia_hub.store.portable import (
@@ -32,7 +33,7 @@ def add_parsers(commands: "argparse._SubParsersAction[argparse.ArgumentParser]")
             "aletheia-export, version 1)."
         ),
     )
-    export.add_argument("--project", help="project key (default: the working directory's project)")
+    add_project(export, "the project to export (default: the working directory's project)")
     export.add_argument("--type", choices=get_args(MemoryType), help="only this type")
     export.add_argument("--limit", type=int, help="at most this many (newest) observations")
     export.add_argument("-o", "--output", type=Path, help="write here (default: stdout)")
@@ -48,7 +49,7 @@ def add_parsers(commands: "argparse._SubParsersAction[argparse.ArgumentParser]")
     )
     imports.add_argument("file", type=Path, help="the JSON document (- for stdin)")
     imports.add_argument("--mode", choices=get_args(ImportMode), default="skip")
-    imports.add_argument("--project", help="import into this project (default: the document's)")
+    add_project(imports, "import into this project (default: the document's)")
     add_store_options(imports)
 
 

@@ -5,6 +5,7 @@ import os
 import sys
 
 from aletheia_hub.commands.progress import ProgressBar
+from aletheia_hub.commands.project_choice import add_projects
 from aletheia_hub.commands.store_access import add_store_options, open_store
 from aletheia_hub.embed.breaker import EmbedderUnavailable
 from aletheia_hub.embed.choice import embedder_choice
@@ -22,11 +23,12 @@ def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") 
             "this command does it now and shows progress."
         ),
     )
-    reindex.add_argument("--project", action="append", help="only this project (repeatable)")
+    add_projects(reindex, "only these projects (default: every project)")
     add_store_options(reindex)
 
 
 def run(args: argparse.Namespace) -> int:
+    args.project = args.project or None  # none named: every project
     db = open_store(args)
     # The embedder the hub's settings name; its runs, one per core, each on its own thread.
     embedder = embedder_choice(Settings())
