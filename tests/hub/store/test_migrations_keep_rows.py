@@ -73,6 +73,8 @@ ROWS: Final[dict[str, list[Row]]] = {
             "importance": 5,
             "concepts_json": '["pnpm"]',
             "search_vector": "'pnpm':1",
+            "git_commit": "a" * 40,
+            "git_branch": "feature-x",
         },
         # Same text and hash in another project: not a duplicate.
         {
@@ -96,6 +98,8 @@ ROWS: Final[dict[str, list[Row]]] = {
             "importance": 1,
             "concepts_json": "[]",
             "search_vector": None,
+            "git_commit": None,
+            "git_branch": None,
         },
         # What early versions left: an empty title and text, no session, dismissed.
         {
@@ -119,6 +123,8 @@ ROWS: Final[dict[str, list[Row]]] = {
             "importance": 0,
             "concepts_json": "",
             "search_vector": None,
+            "git_commit": "",
+            "git_branch": "",
         },
         {
             "id": 4,
@@ -141,12 +147,14 @@ ROWS: Final[dict[str, list[Row]]] = {
             "importance": 3,
             "concepts_json": "[]",
             "search_vector": None,
+            "git_commit": None,
+            "git_branch": None,
         },
     ],
     "memory_files": [
-        {"memory_id": 1, "path": "package.json"},
-        {"memory_id": 1, "path": ""},
-        {"memory_id": 2, "path": "package.json"},
+        {"memory_id": 1, "path": "package.json", "blob": "b" * 40},
+        {"memory_id": 1, "path": "", "blob": ""},
+        {"memory_id": 2, "path": "package.json", "blob": None},
     ],
     "work_state_lists": [
         {
@@ -555,6 +563,10 @@ ADDED_COLUMNS: Final[dict[tuple[str, str], Callable[[Row], Any]]] = {
     ("audit_log", "host"): lambda _row: "",
     ("audit_log", "error_code"): lambda _row: None,
     ("audit_log", "duration_us"): lambda _row: None,
+    # 0020: memories saved before kept no git commit, branch or file blobs.
+    ("memories", "git_commit"): lambda _row: None,
+    ("memories", "git_branch"): lambda _row: None,
+    ("memory_files", "blob"): lambda _row: None,
 }
 
 

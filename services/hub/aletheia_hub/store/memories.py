@@ -14,6 +14,7 @@ from aletheia_hub.store.facts import FactInput, clean_fact, record_facts
 from aletheia_hub.store.memory_rows import (
     DEFAULT_IMPORTANCE,
     TITLE_FROM_TEXT_CHARS,
+    CodeState,
     MemoryDraft,
     clean_memory,
     content_hash,
@@ -26,6 +27,7 @@ from aletheia_hub.store.tables import MEMORIES, MEMORY_FILES
 __all__ = [
     "DEFAULT_IMPORTANCE",
     "TITLE_FROM_TEXT_CHARS",
+    "CodeState",
     "MemoryRecord",
     "SavedMemory",
     "content_hash",
@@ -65,6 +67,11 @@ class MemoryRecord:
     revision_of: int | None = None
     superseded_at_ms: int | None = None
     revision_reason: str | None = None
+    # The caller's checkout at save: HEAD's commit and branch, and each file's blob then
+    # (path, blob or None when not read), by path.
+    git_commit: str | None = None
+    git_branch: str | None = None
+    file_blobs: tuple[tuple[str, str | None], ...] = ()
 
 
 def save_memory(
@@ -84,11 +91,13 @@ def save_memory(
     owner: str | None = None,
     importance: int = DEFAULT_IMPORTANCE,
     concepts: Sequence[str] = (),
+    code: CodeState | None = None,
 ) -> SavedMemory:
     """Store a memory, or return the existing id when the same project, title and text exist.
 
     Secrets are redacted from the text, title, files, concepts and facts before anything is
     hashed or stored. A user-scope memory belongs to `owner` (None on the local server).
+    `code` is the caller's checkout: its commit, branch and the blobs of the files cited.
     """
     memory = clean_memory(
         MemoryDraft(
@@ -105,6 +114,7 @@ def save_memory(
             scope=scope,
             owner=owner if scope == USER_SCOPE else None,
             importance=importance,
+            code=code or CodeState(),
         )
     )
     clean_facts = [clean_fact(fact.subject, fact.predicate, fact.object) for fact in facts]
@@ -148,7 +158,8 @@ _ID_BY_HASH_SQL: Final = {
 # Sent to the driver (see driver.py): get_observations and every search answer run them.
 _RECORD_COLUMNS: Final = (
     "id, project, title, text, type, kind, tool, pinned, created_at_ms, scope, owner, "
-    "importance, concepts_json, revision_of, superseded_at_ms, revision_reason"
+    "importance, concepts_json, revision_of, superseded_at_ms, revision_reason, git_commit, "
+    "git_branch"
 )
 _FILES_OF: Final = select(MEMORY_FILES.c.memory_id, MEMORY_FILES.c.path).where(
     MEMORY_FILES.c.memory_id.in_(bindparam("ids", expanding=True))
@@ -165,10 +176,11 @@ def _visible_by_ids_sql(mark: str, ids: int, projects: int | None) -> str:
 
 def _attached_sql(mark: str, ids: int) -> str:
     """A memory's files and live facts in one statement (a statement costs more than its rows):
-    files carry no predicate, and come first; facts keep the order they were recorded in."""
+    files carry their blob where a fact has its predicate, and come first; facts keep the
+    order they were recorded in."""
     in_ids = driver.marks(mark, ids)
     return (
-        "SELECT memory_id, 0 AS kind, path AS first, NULL AS predicate, NULL AS object,"
+        "SELECT memory_id, 0 AS kind, path AS first, blob AS predicate, NULL AS object,"
         " NULL AS valid_to_ms, 0 AS position"
         f" FROM memory_files WHERE memory_id IN ({in_ids})"
         " UNION ALL SELECT memory_id, 1, subject, predicate, object, valid_to_ms, id"
@@ -190,7 +202,7 @@ def get_memories(
         return []
     sql = _visible_by_ids_sql(connection.mark, len(unique), None if scope is None else len(scope))
     rows = connection.rows(sql, [*unique, *(scope or ())])
-    files, facts = _attached(connection, [row[0] for row in rows])
+    files, facts, blobs = _attached(connection, [row[0] for row in rows])
     return [
         MemoryRecord(
             id=memory_id,
@@ -211,6 +223,9 @@ def get_memories(
             revision_of=revision_of,
             superseded_at_ms=superseded_at_ms,
             revision_reason=revision_reason,
+            git_commit=git_commit,
+            git_branch=git_branch,
+            file_blobs=blobs.get(memory_id, ()),
         )
         for (
             memory_id,
@@ -229,6 +244,8 @@ def get_memories(
             revision_of,
             superseded_at_ms,
             revision_reason,
+            git_commit,
+            git_branch,
         ) in rows
     ]
 
@@ -254,22 +271,29 @@ def files_of(connection: Connection, ids: list[int]) -> dict[int, tuple[str, ...
     return {key: tuple(sorted(paths)) for key, paths in result.items()}
 
 
+FileBlobs = dict[int, tuple[tuple[str, str | None], ...]]
+
+
 def _attached(
     connection: driver.Driver, ids: list[int]
-) -> tuple[dict[int, tuple[str, ...]], dict[int, tuple[str, ...]]]:
-    """The files (sorted) and the live facts (as recorded) of these memories."""
+) -> tuple[dict[int, tuple[str, ...]], dict[int, tuple[str, ...]], FileBlobs]:
+    """The files (sorted), the live facts (as recorded) and the files' blobs (by path) of
+    these memories."""
     if not ids:
-        return {}, {}
+        return {}, {}, {}
     files: dict[int, list[str]] = {}
+    blobs: dict[int, list[tuple[str, str | None]]] = {}
     facts: dict[int, list[str]] = {}
     rows = connection.rows(_attached_sql(connection.mark, len(ids)), [*ids, *ids])
     for memory_id, kind, first, predicate, obj, valid_to, _position in rows:
         if kind == 0:
             files.setdefault(memory_id, []).append(first)
+            blobs.setdefault(memory_id, []).append((first, predicate))
         else:
             note = "" if valid_to is None else " (replaced)"
             facts.setdefault(memory_id, []).append(f"{first} · {predicate} · {obj}{note}")
     return (
         {key: tuple(sorted(paths)) for key, paths in files.items()},
         {key: tuple(notes) for key, notes in facts.items()},
+        {key: tuple(sorted(pairs)) for key, pairs in blobs.items()},
     )

@@ -10,9 +10,10 @@ computed here.
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 from sqlalchemy import Connection, insert, update
@@ -31,7 +32,28 @@ DEFAULT_IMPORTANCE: Final = 3
 REASON_MAX_CHARS: Final = 1000
 TOOL_MAX_CHARS: Final = 100
 NOTHING_OUTSIDE_PRIVATE: Final = "Nothing saved: all of the text is inside <private> tags."
+MAX_BLOBS: Final = 50  # files whose blobs one memory keeps
+BRANCH_MAX_CHARS: Final = 255
 _NEW_FILE: Final = insert(MEMORY_FILES)
+_GIT_ID: Final = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # a SHA-1 or SHA-256 object id
+
+
+@dataclass(frozen=True, slots=True)
+class CodeState:
+    """The caller's checkout when a memory is saved: HEAD's commit and branch, and the
+    working-tree blob of each file it cites (path relative to the checkout's root). A path
+    with a blob that is not among the memory's files is added to them."""
+
+    commit: str | None = None
+    branch: str | None = None
+    blobs: tuple[tuple[str, str], ...] = ()
+
+    def cleaned(self) -> "CodeState":
+        """Only well-formed ids, a branch of a sane length, at most MAX_BLOBS blobs."""
+        commit = self.commit if self.commit and _GIT_ID.fullmatch(self.commit) else None
+        branch = self.branch if self.branch and len(self.branch) <= BRANCH_MAX_CHARS else None
+        kept = {path: blob for path, blob in self.blobs if path and _GIT_ID.fullmatch(blob)}
+        return CodeState(commit, branch, tuple(kept.items())[:MAX_BLOBS])
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +79,7 @@ class MemoryDraft:
     revision_of: int | None = None
     revision_reason: str | None = None
     superseded_at_ms: int | None = None
+    code: CodeState = field(default_factory=CodeState)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +95,7 @@ class CleanMemory:
     revision_reason: str | None
     content_hash: str
     redacted: int
+    code: CodeState = field(default_factory=CodeState)
 
 
 def content_hash(
@@ -111,12 +135,17 @@ def clean_memory(draft: MemoryDraft) -> CleanMemory:
     # text's lines, or cutting it, can show a secret anew), but whatever it finds is one of the
     # text's secrets, so the two count as many as the larger finds, never as their sum.
     title = given_title or redact(default_title(text.text))
-    files = _kept(redact(path) for path in draft.files)
+    code = draft.code.cleaned()
+    given_files = list(draft.files)
+    given_files.extend(path for path, _ in code.blobs if path not in given_files)
+    redacted_paths = {path: redact(path) for path in given_files}
+    files = _kept(redacted_paths[path] for path in given_files)
     concepts = _kept(redact(concept) for concept in draft.concepts)
     reason = redact(draft.revision_reason) if draft.revision_reason else None
     if reason is not None and not reason.text.strip():
         reason = None
     tool = redact_name(draft.tool)  # the caller's name for itself: a pasted secret goes too
+    branch = redact_name(code.branch) if code.branch else None
     in_text_and_title = text.count + title.count if given_title else max(text.count, title.count)
     redacted = (
         in_text_and_title
@@ -124,7 +153,10 @@ def clean_memory(draft: MemoryDraft) -> CleanMemory:
         + sum(concept.count for concept in concepts)
         + (reason.count if reason else 0)
         + tool.count
+        + (branch.count if branch else 0)
     )
+    # A path that held a secret is stored redacted: its blob no longer names that path.
+    blobs = tuple((path, blob) for path, blob in code.blobs if not redacted_paths[path].count)
     return CleanMemory(
         draft=draft,
         title=title.text,
@@ -135,6 +167,7 @@ def clean_memory(draft: MemoryDraft) -> CleanMemory:
         revision_reason=reason.text[:REASON_MAX_CHARS] if reason else None,
         content_hash=content_hash(title.text, text.text, draft.scope, draft.owner),
         redacted=redacted,
+        code=CodeState(code.commit, branch.text[:BRANCH_MAX_CHARS] if branch else None, blobs),
     )
 
 
@@ -183,12 +216,19 @@ def write_memory(session: Session, memory: CleanMemory) -> int:
                 "owner": draft.owner if draft.scope == USER_SCOPE else None,
                 "importance": draft.importance,
                 "concepts_json": json.dumps(list(memory.concepts)),
+                "git_commit": memory.code.commit,
+                "git_branch": memory.code.branch,
             },
             memory.files,
         )
         if memory.files:
+            blobs = dict(memory.code.blobs)
             connection.execute(
-                _NEW_FILE, [{"memory_id": memory_id, "path": path} for path in memory.files]
+                _NEW_FILE,
+                [
+                    {"memory_id": memory_id, "path": path, "blob": blobs.get(path)}
+                    for path in memory.files
+                ],
             )
     return memory_id
 

@@ -12,6 +12,7 @@ from aletheia_hub.clock import now_ms
 from aletheia_hub.store.errors import StoreError
 from aletheia_hub.store.memories import concepts_of
 from aletheia_hub.store.memory_rows import (
+    CodeState,
     MemoryDraft,
     clean_memory,
     supersede,
@@ -49,6 +50,8 @@ class RevisionChange:
     concepts: Sequence[str] | None = None
     importance: int | None = None
     reason: str | None = None
+    files: Sequence[str] | None = None
+    code: CodeState | None = None  # the caller's checkout now
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,10 +91,16 @@ def revise_memory(
         raise StoreError(f"No memory {memory_id}.")
     if old.superseded_at_ms is not None:
         raise AlreadySuperseded(memory_id, _newer_revision(session, memory_id))
-    files = list(
-        session.execute(
-            select(MEMORY_FILES.c.path).where(MEMORY_FILES.c.memory_id == memory_id)
-        ).scalars()
+    old_files = session.execute(
+        select(MEMORY_FILES.c.path, MEMORY_FILES.c.blob).where(
+            MEMORY_FILES.c.memory_id == memory_id
+        )
+    ).all()
+    files = [path for path, _ in old_files]
+    old_code = CodeState(
+        old.git_commit,
+        old.git_branch,
+        tuple((path, blob) for path, blob in old_files if blob is not None),
     )
     moment = now_ms()
     # What the change leaves as it was comes from the old row, already clean: only the new
@@ -105,7 +114,7 @@ def revise_memory(
             kind=old.kind,
             tool=tool,
             pinned=old.pinned,
-            files=files,
+            files=change.files if change.files is not None else files,
             concepts=(
                 change.concepts if change.concepts is not None else concepts_of(old.concepts_json)
             ),
@@ -116,6 +125,7 @@ def revise_memory(
             created_at_ms=moment,
             revision_of=memory_id,
             revision_reason=change.reason or None,
+            code=_revised_code(old_code, change.code, change.files),
         )
     )
     if not supersede(session.connection(), memory_id, old.content_hash, moment):
@@ -138,6 +148,16 @@ def revise_memory(
         redacted=redacted,
         reason=memory.revision_reason,
     )
+
+
+def _revised_code(old: CodeState, new: CodeState | None, files: Sequence[str] | None) -> CodeState:
+    """A revision keeps the git state its memory was saved with, unless the call brings
+    blobs read now (then its commit and branch too, and the old blobs of files it did not
+    read), or the memory had none. A file the revision drops takes its blob along."""
+    kept = dict(old.blobs) if files is None else {p: b for p, b in old.blobs if p in files}
+    if new is None or (not new.blobs and old.commit is not None):
+        return CodeState(old.commit, old.branch, tuple(kept.items()))
+    return CodeState(new.commit, new.branch, tuple((kept | dict(new.blobs)).items()))
 
 
 def _newer_revision(session: Session, memory_id: int) -> int | None:
