@@ -41,6 +41,7 @@ RANKS: Final = {
     "settings": 2,
     "store": 3,
     "auth": 4,
+    "code_marks": 4,  # marks on recalled memories about code: git answers, pushed statuses
     "embed": 4,
     "mcp": 5,
     "http": 6,
@@ -61,7 +62,7 @@ RANK_NAMES: Final = {
     1: "shared",
     2: "settings",
     3: "store",
-    4: "auth/embed",
+    4: "auth/embed/code marks",
     5: "mcp",
     6: "http",
     7: "local hubs",

@@ -1,0 +1,65 @@
+"""What proxies pushed to a team hub about their checkouts: the hub never reads a remote disk,
+so on a team hub only a caller's own pushed status marks what it recalls."""
+
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Final
+
+from aletheia_shared.code_changes import FileChange
+
+PUSHED_ENTRIES: Final = 1024  # checkouts (token, root, HEAD) kept
+# (token id, root id, HEAD): a status only ever marks its own caller's recall
+PushKey = tuple[str | None, str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class PushedStatus:
+    branch: str | None
+    changes: Mapping[tuple[str, str, str], FileChange]  # (commit, path, saved blob) -> change
+    merged: Mapping[str, bool]  # commit -> merged into HEAD
+
+
+class PushedStatuses:
+    """The newest pushed status of each checkout, bounded, shared by one app's threads."""
+
+    def __init__(self, entries: int = PUSHED_ENTRIES) -> None:
+        self._entries = entries
+        self._kept: OrderedDict[PushKey, PushedStatus] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def put(self, key: PushKey, status: PushedStatus) -> None:
+        with self._lock:
+            self._kept[key] = status
+            self._kept.move_to_end(key)
+            while len(self._kept) > self._entries:
+                self._kept.popitem(last=False)
+
+    def get(self, key: PushKey) -> PushedStatus | None:
+        with self._lock:
+            return self._kept.get(key)
+
+
+class PushedCheckoutStatus:
+    """CheckoutStatus from a pushed status: what it does not hold is left unmarked."""
+
+    def __init__(self, pushed: PushedStatus) -> None:
+        self.pushed = pushed
+
+    @property
+    def branch(self) -> str | None:
+        return self.pushed.branch
+
+    def changes(self, commit: str, blobs: Mapping[str, str]) -> dict[str, FileChange]:
+        found = {}
+        for path, blob in blobs.items():
+            change = self.pushed.changes.get((commit, path, blob))
+            if change is not None:
+                found[path] = change
+        return found
+
+    def merged(self, commits: Iterable[str]) -> dict[str, bool]:
+        return {
+            commit: self.pushed.merged[commit] for commit in commits if commit in self.pushed.merged
+        }
