@@ -1,6 +1,7 @@
-"""The overview measures search latency over the latest searches and draws the activity: memories
-saved per day and project, tool calls per host and tool, search latency per minute; the
-facts page draws one subject's timeline. A local hub audits every call too."""
+"""The overview measures search latency and draws the activity from the store, over a day, a
+week or a month: memories saved per day and project, tool calls per host and tool, search
+latency per part of the window; the facts page draws one subject's timeline. A local hub
+audits every call too."""
 
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -9,10 +10,12 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import update
 
+from aletheia_hub.app import create_app
 from aletheia_hub.cli import main
 from aletheia_hub.clock import DAY_MS, now_ms
 from aletheia_hub.metrics import RESERVOIR_SIZE, Metrics
 from aletheia_hub.settings import Settings
+from aletheia_hub.store import audit
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.facts import FactInput
 from aletheia_hub.store.memories import save_memory
@@ -46,27 +49,63 @@ def test_the_reservoir_keeps_the_latest_latencies_and_measures_percentiles() -> 
     assert recorder.measured_quantiles((0.5,), method="tools/call", tool="x") == {0.5: None}
 
 
-def test_the_overview_shows_measured_percentiles_not_bucket_bounds(http: TestClient) -> None:
-    recorder: Metrics = http.app.state.metrics  # type: ignore[attr-defined]
-    for millis in range(1, 101):
-        recorder.observe_request(millis / 1000, method="tools/call", tool="search")
-    page = http.get("/").text
+def record_calls(settings: Settings, *rows: audit.CallRow) -> None:
+    """Audit rows as calls leave them, written to the store the app reads."""
+    db = Database(settings.resolved_database_url())
+    try:
+        with db.driver_write() as connection:
+            for row in rows:
+                audit.record_call(connection=connection, row=row)
+    finally:
+        db.dispose()
+
+
+def search_row(at_ms: int, millis: float, host: str = "claude-code") -> audit.CallRow:
+    return audit.CallRow(
+        at_ms=at_ms,
+        token_id=None,
+        tool="search",
+        operation="search",
+        project="shop",
+        result="ok",
+        host=host,
+        duration_us=round(millis * 1000),
+    )
+
+
+def test_the_overview_measures_search_latency_from_the_audit_log(
+    http: TestClient, settings: Settings
+) -> None:
+    an_hour_ago = now_ms() - 3_600_000
+    record_calls(settings, *(search_row(an_hour_ago, millis) for millis in range(1, 101)))
+    record_calls(settings, search_row(now_ms() - 2 * DAY_MS, 5_000))  # a day is too short
+    page = http.get("/", params={"window": "day"}).text
     assert "p50 50 ms · p90 90 ms · p99 99 ms" in page
     assert "≤" not in page
-    assert "measured over the last 100 searches" in page
+    assert "over 100 searches in the last day" in page
+    assert "over 101 searches in the last week" in http.get("/").text
 
 
-def test_the_search_latency_line_has_a_point_per_minute(http: TestClient) -> None:
-    recorder: Metrics = http.app.state.metrics  # type: ignore[attr-defined]
-    start = now_ms() - 10 * 60_000
-    for minute in range(3):
-        for millis in (2, 4, 40):
-            at_ms = start + minute * 60_000
-            recorder.observe_request(millis / 1000, method="tools/call", tool="search", at_ms=at_ms)
-    chart = svgs(http.get("/").text)["Search latency per minute (ms)"]
+def test_the_search_latency_line_has_a_point_per_bucket_of_the_window(
+    http: TestClient, settings: Settings
+) -> None:
+    bucket = 15 * 60_000
+    start = (now_ms() // bucket - 4) * bucket
+    record_calls(
+        settings,
+        *(
+            search_row(start + number * bucket + 1000, millis)
+            for number in range(3)
+            for millis in (2, 4, 40)
+        ),
+    )
+    chart = svgs(http.get("/", params={"window": "day"}).text)["Search latency per 15 minutes (ms)"]
     dots = list(chart.iter(f"{SVG}circle"))
-    assert len(dots) == 6  # 3 minutes, p50 and p90
+    assert len(dots) == 6  # 3 buckets, p50 and p90
     assert [dot.find(f"{SVG}title").text.split(": ")[1] for dot in dots[:3]] == ["4 ms"] * 3
+    ticks = [e.text for e in chart.iter(f"{SVG}text") if e.attrib.get("class") == "tick"]
+    hours = [tick for tick in ticks if tick and tick.endswith(":00")]
+    assert len(hours) >= 3 and len(set(hours)) == len(hours)
 
 
 def save(settings: Settings, project: str, text: str, days_ago: int) -> int:
@@ -112,18 +151,24 @@ def test_memories_saved_per_day_are_stacked_by_project_over_90_days(
     assert "old" not in [e.text for e in chart.iter(f"{SVG}text")]
 
 
-def test_tool_calls_are_drawn_per_host_and_per_tool(http: TestClient) -> None:
+def test_tool_calls_are_drawn_per_host_and_per_tool_from_the_store_after_a_restart(
+    http: TestClient, settings: Settings
+) -> None:
     for host, calls in (("claude-code", 3), ("cursor", 1)):
         client = McpHttpClient(http, project="shop", tool=host)
         client.initialize()
         for _ in range(calls):
             client.text("search", {"query": "pnpm"})
     client.text("list_rules")
-    charts = svgs(http.get("/").text)
-    hosts = charts["Tool calls per host since the hub started"]
-    tools = charts["Tool calls per tool since the hub started"]
+    record_calls(settings, search_row(now_ms() - 10 * DAY_MS, 3, host="codex"))
+    with TestClient(create_app(settings), base_url="http://127.0.0.1") as restarted:
+        week = svgs(restarted.get("/").text)
+        month = svgs(restarted.get("/", params={"window": "month"}).text)
+    hosts, tools = week["Tool calls per host"], week["Tool calls per tool"]
     assert [t.text for t in hosts.iter(f"{SVG}title")][1:] == ["claude-code: 3", "cursor: 2"]
     assert [t.text for t in tools.iter(f"{SVG}title")][1:] == ["search: 4", "list_rules: 1"]
+    named = [t.text for t in month["Tool calls per host"].iter(f"{SVG}title")][1:]
+    assert named == ["claude-code: 3", "cursor: 2", "codex: 1"]
 
 
 def test_the_facts_page_draws_the_timeline_of_a_subject(

@@ -95,14 +95,14 @@ def add_rule(
     scope_tier: str,
     scope_name: str | None,
     source: str,
-    project: str,
+    project: str | None,
     reach: Sequence[str] | None,
     evidence_memory_ids: Sequence[int] = (),
     evidence_fact_ids: Sequence[int] = (),
     visible_projects: Sequence[str] | None = None,
 ) -> AddedRule:
-    """Add a rule made in `project` that applies in `reach` (None: every project), or name the
-    identical one that exists.
+    """Add a rule made in `project` (None: in none, a global rule) that applies in `reach`
+    (None: every project), or name the identical one that exists.
 
     Evidence ids must exist in the projects the caller may see (None: every project).
     """
@@ -178,7 +178,7 @@ def write_rule(
     *,
     rule_id: str,
     source: str,
-    project: str,
+    project: str | None,
     evidence_memory_ids: Sequence[int],
     evidence_fact_ids: Sequence[int],
     created_at_ms: int,
@@ -343,7 +343,7 @@ def reword_rule(
         scope_tier=old.scope_tier,
         scope_name=old.scope_name,
         source=source,
-        project=old.project or "default",
+        project=old.project,
         reach=old.reach,
     )
     if added.id != rule_id:

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from html import escape as _escape
 from typing import Final
 
-from aletheia_hub.clock import DAY_MS, ms_to_datetime
+from aletheia_hub.clock import ms_to_datetime
+from aletheia_hub.http.console.time_axis import MINUTE_MS, time_ticks
 
 SERIES_CLASSES: Final = 8  # c0..c7 in console.css
 CHAR_WIDTH: Final = 6.6  # an 11px label's average character width, for laying out text
@@ -132,15 +133,18 @@ def bars(title: str, items: Sequence[Bar]) -> Svg:
     return _svg(title, NARROW, max(len(items), 1) * row + 8, parts)
 
 
-def lines(title: str, series: Sequence[Line], unit: str) -> Svg:
-    """Each series as a line over time, a dot at each point."""
+def lines(
+    title: str, series: Sequence[Line], unit: str, span: tuple[int, int] | None = None
+) -> Svg:
+    """Each series as a line over time, a dot at each point, over `span` (start and end ms;
+    None: the points' own)."""
     legend, legend_height = _legend([item.name for item in series], WIDE)
     top, left, bottom, height = legend_height + 8, 52, 22, 150
     right = WIDE - 16
     moments = [point.at_ms for item in series for point in item.points]
-    start, end = min(moments, default=0), max(moments, default=0)
-    if end - start < 60_000:  # one minute at least, the point in its middle
-        start, end = start - 30_000, end + 30_000
+    start, end = span or (min(moments, default=0), max(moments, default=0))
+    if end - start < MINUTE_MS:  # one minute at least, the point in its middle
+        start, end = start - MINUTE_MS // 2, end + MINUTE_MS // 2
     ticks = _ticks(max((point.value for item in series for point in item.points), default=0))
     parts = [legend, *_y_axis(ticks, left, top, height, right, unit)]
 
@@ -161,10 +165,12 @@ def lines(title: str, series: Sequence[Line], unit: str) -> Svg:
                 f'<circle class="dot {colour}" cx="{x_of(point.at_ms):.1f}" '
                 f'cy="{y_of(point.value):.1f}" r="2.5"><title>{escape(tip)}</title></circle>'
             )
-    for index in range(5 if moments else 0):
-        at_ms = start + (end - start) * index // 4
-        anchor = ("start", "middle", "middle", "middle", "end")[index]
-        parts.append(_text(x_of(at_ms), top + height + 15, _moment(at_ms), "tick", anchor=anchor))
+    for at_ms, label in time_ticks(start, end) if moments else ():
+        x = x_of(at_ms)
+        parts.append(
+            f'<line class="grid" x1="{x:.1f}" x2="{x:.1f}" y1="{top}" y2="{top + height}"/>'
+        )
+        parts.append(_text(x, top + height + 15, label, "tick", anchor=_anchor(x, left, right)))
     if not moments:
         parts.append(_text((left + right) / 2, top + height / 2, "Nothing yet", "none", "middle"))
     return _svg(title, WIDE, top + height + bottom, parts)
@@ -173,25 +179,27 @@ def lines(title: str, series: Sequence[Line], unit: str) -> Svg:
 def timeline(title: str, spans: Sequence[Span], now_ms: int) -> Svg:
     """One row per span: a bar from its start to its end, or to now (open) while it holds."""
     label_width, row, top, right = 210, 22, 6, WIDE - 40
-    start = min((span.start_ms for span in spans), default=now_ms)
+    first = min((span.start_ms for span in spans), default=now_ms)
     end = max([now_ms, *(span.end_ms for span in spans if span.end_ms is not None)])
-    if end - start < DAY_MS:  # a day at least
-        start = end - DAY_MS
+    # The span the facts cover, a twentieth more before the first so it shows where it starts;
+    # ten minutes at least.
+    start = first - max((end - first) // 20, 10 * MINUTE_MS - (end - first), 0)
     height = max(len(spans), 1) * row
+    moment = _day if end - start >= 2 * 86_400_000 else _moment
 
     def x_of(at_ms: int) -> float:
         return label_width + (right - label_width) * (at_ms - start) / (end - start)
 
     parts: list[str] = []
-    for index in range(3):  # the right end is now's, named below
-        at_ms = start + (end - start) * index // 3
-        anchor = "start" if index == 0 else "middle"
+    now_x = x_of(now_ms)
+    for at_ms, label in time_ticks(start, end):
         x = x_of(at_ms)
+        if now_x - x < 60:  # "now" is named at the right end
+            continue
         parts.append(
             f'<line class="grid" x1="{x:.1f}" x2="{x:.1f}" y1="{top}" y2="{top + height}"/>'
         )
-        parts.append(_text(x, top + height + 15, _day(at_ms), "tick", anchor=anchor))
-    now_x = x_of(now_ms)
+        parts.append(_text(x, top + height + 15, label, "tick", anchor=_anchor(x, label_width)))
     parts.append(
         f'<line class="now" x1="{now_x:.1f}" x2="{now_x:.1f}" y1="{top}" y2="{top + height}"/>'
     )
@@ -200,8 +208,8 @@ def timeline(title: str, spans: Sequence[Span], now_ms: int) -> Svg:
         y = top + index * row
         until = now_ms if span.end_ms is None else span.end_ms
         state = "current" if span.end_ms is None else "replaced"
-        tip = f"{span.label}: {_day(span.start_ms)} → " + (
-            "now" if span.end_ms is None else _day(span.end_ms)
+        tip = f"{span.label}: {moment(span.start_ms)} → " + (
+            "now" if span.end_ms is None else moment(span.end_ms)
         )
         parts.append(_text(label_width - 8, y + 15, span.label, "label", anchor="end", cut=32))
         parts.append(
@@ -292,6 +300,13 @@ def _ticks(largest: float, *, whole: bool = False) -> list[float]:
     return [step * index for index in range(count + 1)]
 
 
+def _anchor(x: float, left: float, right: float = WIDE) -> str:
+    """A tick label near an end of the axis reads inward, so it is never cut."""
+    if x - left < 30:
+        return "start"
+    return "end" if right - x < 30 else "middle"
+
+
 def _number(value: float) -> str:
     if float(value).is_integer():
         return f"{int(value):,}"
@@ -299,7 +314,7 @@ def _number(value: float) -> str:
 
 
 def _moment(at_ms: int) -> str:
-    return ms_to_datetime(at_ms).strftime("%m-%d %H:%M")
+    return ms_to_datetime(at_ms).strftime("%Y-%m-%d %H:%M")
 
 
 def _day(at_ms: int) -> str:

@@ -30,6 +30,11 @@ def _size(count: int) -> str:
     return f"{count} B"
 
 
+def _noun(count: int, singular: str, plural: str = "") -> str:
+    """The noun a count takes: "1 enabled rule", "2 enabled rules", "1 memory", "3 memories"."""
+    return singular if count == 1 else plural or singular + "s"
+
+
 def _environment() -> Environment:
     environment = Environment(
         loader=PackageLoader("aletheia_hub.http.console", "templates"),
@@ -40,6 +45,7 @@ def _environment() -> Environment:
     environment.filters["when"] = _when
     environment.filters["day"] = _day
     environment.filters["size"] = _size
+    environment.filters["noun"] = _noun
     return environment
 
 

@@ -61,8 +61,9 @@ def add_rule(
         raise Refused(400, "The rule needs its instruction (then).")
     if tier == "project" and not project:
         raise Refused(400, "A project rule needs its project: choose one or name a new one.")
-    made_in = project or principal.default_project or "default"
-    if not auth.may_use_project(principal, made_in):
+    # "none" makes a global rule: made in no project, so no project appears that no one chose.
+    made_in = project or principal.default_project or None
+    if made_in is not None and not auth.may_use_project(principal, made_in):
         raise Refused(403, f'Project "{made_in}" is not allowed for this token.')
     if tier == "project":
         name = made_in
