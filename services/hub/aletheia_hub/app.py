@@ -10,9 +10,11 @@ from fastapi import Depends, FastAPI
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
+from aletheia_hub.code_marks import CodeMarks
 from aletheia_hub.embed.choice import embedder_choice
 from aletheia_hub.embed.service import SemanticSearch
 from aletheia_hub.http import (
+    code_api,
     console,
     health,
     mcp_endpoint,
@@ -92,6 +94,7 @@ def create_app(settings: Settings, tool_sets: Sequence[ToolSet] = TOOL_SETS) -> 
     app.state.semantic = semantic
     # The postings of a large SQLite store and the threads that embed questions: this app's.
     app.state.search = search = SearchService()
+    app.state.code_marks = code_marks = CodeMarks()  # git answers per HEAD, pushed statuses
     app.state.metrics = recorder = Metrics()
     app.state.activity = activity = Activity()  # uptime, and idle time for the idle exit
     app.state.rate_limiter = limiter = (
@@ -114,6 +117,7 @@ def create_app(settings: Settings, tool_sets: Sequence[ToolSet] = TOOL_SETS) -> 
                 semantic=semantic,
                 recorder=recorder,
                 context_tokens=settings.context_tokens,
+                code_marks=code_marks,
             ),
             limiter,
         )
@@ -129,6 +133,7 @@ def create_app(settings: Settings, tool_sets: Sequence[ToolSet] = TOOL_SETS) -> 
     app.include_router(requests_api.router)
     app.include_router(work_api.router)
     app.include_router(memories_api.router)
+    app.include_router(code_api.router)
     # The web console at /; only the main server writes rules into project folders (the user
     # chooses one: the hub's own working directory is no project of theirs).
     console.install(app, None if settings.team_mode else _host_rule_files)

@@ -7,6 +7,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from aletheia_hub.code_marks import CodeMarks
 from aletheia_hub.ratelimit import TokenRateLimiter
 from aletheia_hub.settings import Settings
 from aletheia_hub.store.db import Database
@@ -27,6 +28,12 @@ async def get_rate_limiter(request: Request) -> TokenRateLimiter | None:
     return limiter
 
 
+async def get_code_marks(request: Request) -> CodeMarks:
+    marks: CodeMarks = request.app.state.code_marks
+    return marks
+
+
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 DatabaseDep = Annotated[Database, Depends(get_database)]
 RateLimiterDep = Annotated[TokenRateLimiter | None, Depends(get_rate_limiter)]
+CodeMarksDep = Annotated[CodeMarks, Depends(get_code_marks)]

@@ -7,6 +7,7 @@ from sqlmodel import Session
 
 from aletheia_hub import auth
 from aletheia_hub.auth import Principal
+from aletheia_hub.code_marks import CodeMarks
 from aletheia_hub.embed.service import SemanticSearch
 from aletheia_hub.store.search import SearchService
 from aletheia_hub.token_budget import DEFAULT_CONTEXT_TOKENS
@@ -28,6 +29,8 @@ class ToolContext:
     caller_folder: str | None = None
     # ALETHEIA_CONTEXT_TOKENS: what session_start_context may hand the model, in tokens.
     context_tokens: int = DEFAULT_CONTEXT_TOKENS
+    # Marks on recalled memories about code: git answers cached per HEAD, pushed statuses.
+    code_marks: CodeMarks | None = None
 
     def name(self, operation: str) -> str:
         """What a reply text calls the tool that performs `operation` in this tool set."""

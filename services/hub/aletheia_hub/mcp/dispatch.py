@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from aletheia_hub import metrics
 from aletheia_hub.auth import Principal
+from aletheia_hub.code_marks import CodeMarks
 from aletheia_hub.embed.service import SemanticSearch
 from aletheia_hub.mcp import tool_call
 from aletheia_hub.mcp.call_state import CallState
@@ -89,9 +90,11 @@ class Dispatcher:
         semantic: SemanticSearch | None = None,
         recorder: metrics.Metrics | None = None,
         context_tokens: int = DEFAULT_CONTEXT_TOKENS,
+        code_marks: CodeMarks | None = None,
     ) -> None:
         self.db = db
         self.context_tokens = context_tokens
+        self.code_marks = code_marks
         self.search = search
         self.metrics = recorder or metrics.Metrics()
         self.tool_set = tool_set
@@ -242,6 +245,7 @@ class Dispatcher:
             self.semantic,
             search=self.search,
             context_tokens=self.context_tokens,
+            code_marks=self.code_marks,
         )
 
     def _invalid_tool_call(

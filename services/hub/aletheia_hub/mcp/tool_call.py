@@ -7,6 +7,7 @@ from mcp_types import INVALID_PARAMS, CallToolRequestParams, CallToolResult, Tex
 from pydantic import ValidationError
 
 from aletheia_hub import auth
+from aletheia_hub.code_marks import CodeMarks
 from aletheia_hub.embed.service import SemanticSearch
 from aletheia_hub.mcp.auditing import CallAudit
 from aletheia_hub.mcp.call_state import CallState
@@ -33,6 +34,7 @@ def call_tool(
     *,
     search: SearchService,
     context_tokens: int = DEFAULT_CONTEXT_TOKENS,
+    code_marks: CodeMarks | None = None,
 ) -> CallToolResult:
     """Run one tools/call request and return its result (isError on tool failure).
 
@@ -41,7 +43,9 @@ def call_tool(
     """
     tool = _find_tool(registry, params.name)
     try:
-        text = _run(db, tool_set, tool, params, state, audit, semantic, search, context_tokens)
+        text = _run(
+            db, tool_set, tool, params, state, audit, semantic, search, context_tokens, code_marks
+        )
         audit.outcome = "ok"
     except auth.AccessDenied as error:
         audit.outcome, text = "refused", error.message
@@ -93,6 +97,7 @@ def _run(
     semantic: SemanticSearch | None,
     search: SearchService,
     context_tokens: int,
+    code_marks: CodeMarks | None,
 ) -> str:
     """The tool's text; a write tool's audit row goes into its transaction."""
     arguments = params.arguments or {}
@@ -116,6 +121,7 @@ def _run(
             text_names=tool_set.text_names,
             caller_folder=state.caller_folder,
             context_tokens=context_tokens,
+            code_marks=code_marks,
         )
         text = tool.handler(args, context)
         if tool.access == "write":
