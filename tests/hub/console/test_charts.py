@@ -1,12 +1,14 @@
 """The SVG pictures: well-formed XML, one mark per value, names escaped, colours by class only
 (the Content-Security-Policy allows no style attribute), and no script."""
 
+import itertools
 import xml.etree.ElementTree as ET
 
 import pytest
 
 from aletheia_hub.http.console import charts
 from aletheia_hub.http.console.paging import counted, open_ended, page_numbers
+from aletheia_hub.http.console.time_axis import time_ticks
 
 SVG = "{http://www.w3.org/2000/svg}"
 HOSTILE = '<script>alert("x")</script>&amp; \' "'
@@ -146,3 +148,53 @@ def test_a_pager_keeps_the_filters_given_and_knows_its_last_page() -> None:
     assert pager.href(3) == "/audit?project=a%26b&page=3"
     ranked = open_ended("/memories", [("q", "pnpm")], 1, has_next=True)
     assert ranked.numbers == [1, 2] and ranked.last is None
+
+
+@pytest.mark.parametrize(
+    ("span_ms", "unit"),
+    [
+        (5 * 60_000, ":"),  # minutes
+        (6 * 3_600_000, ":00"),  # hours
+        (DAY, ":00"),
+        (7 * DAY, " "),  # days: "Dec 3"
+        (400 * DAY, " 20"),  # months: "Jan 2026"
+        (3000 * DAY, "20"),  # years
+    ],
+)
+def test_a_time_axis_has_distinct_evenly_spaced_ticks_at_a_unit_that_fits(
+    span_ms: int, unit: str
+) -> None:
+    end = 1_796_514_000_000  # 2026-12-05
+    ticks = time_ticks(end - span_ms, end)
+    moments = [at_ms for at_ms, _label in ticks]
+    labels = [label for _at_ms, label in ticks]
+    assert 2 <= len(ticks) <= 6
+    assert len(set(labels)) == len(labels), labels
+    assert all(unit in label for label in labels), labels
+    assert all(end - span_ms <= at_ms <= end for at_ms in moments)
+    if span_ms < 300 * DAY:  # months and years differ in length
+        gaps = {later - earlier for earlier, later in itertools.pairwise(moments)}
+        assert len(gaps) == 1, gaps
+
+
+def test_facts_minutes_apart_are_drawn_over_minutes_not_slivers_of_a_day() -> None:
+    now = 1_796_514_000_000
+    spans = [
+        charts.Span("uses npm", now - 30 * 60_000, now - 20 * 60_000),
+        charts.Span("uses pnpm", now - 20 * 60_000, None),
+    ]
+    svg = parse(charts.timeline("checkout uses", spans, now_ms=now))
+    old, _current = rects(svg, "span")
+    assert float(old.attrib["width"]) > 150  # a third of the plot, not a sliver
+    ticks = [e.text for e in svg.iter(f"{SVG}text") if e.attrib.get("class") == "tick"]
+    assert ticks[-1] == "now" and len(set(ticks)) == len(ticks)
+    assert all(":" in tick for tick in ticks[:-1])
+
+
+def test_the_latency_line_is_drawn_over_its_window_with_distinct_ticks() -> None:
+    now = 1_796_514_000_000
+    points = [charts.Point(now - hours * 3_600_000, 3) for hours in (20, 2, 1)]
+    svg = parse(charts.lines("latency", [charts.Line("p50", points)], "ms", span=(now - DAY, now)))
+    ticks = [e.text for e in svg.iter(f"{SVG}text") if e.attrib.get("class") == "tick"]
+    times = [tick for tick in ticks if tick and ":" in tick]
+    assert len(times) >= 3 and len(set(times)) == len(times)
