@@ -15,6 +15,7 @@ from tests.docs.markdown import link_targets, read_page, table_rows
 from tests.docs.names import ROOT
 
 README: Final = ROOT / "README.md"
+FRONT_PAGE_WORDS: Final = 600  # what a newcomer reads in five minutes
 PAGES: Final = (README, *sorted((ROOT / "docs").glob("*.md")))
 QUICK_START: Final = (
     "# Aletheia for Python\n\nOn a fresh machine with Python 3.11+:\n\n```\n"
@@ -76,6 +77,16 @@ def test_the_readme_opens_with_the_quick_start_and_stays_a_front_page() -> None:
     assert text.startswith(QUICK_START)
     assert "make install-user" in text.split("\n## ")[0]
     assert len(text.splitlines()) <= 200, "README.md is the front page: put reference in docs/"
+    words = len(text.split())
+    assert words < FRONT_PAGE_WORDS, f"README.md has {words} words: put reference in docs/"
+
+
+def test_the_readme_shows_the_console_and_every_docs_page_it_links_exists() -> None:
+    targets = [target.partition("#")[0] for target in link_targets(read_page(README.read_text()))]
+    into_docs = [target for target in targets if target.startswith("docs/")]
+    assert "docs/console.png" in into_docs
+    missing = [target for target in into_docs if not (ROOT / target).is_file()]
+    assert not missing, f"README.md links to docs that do not exist: {missing}"
 
 
 def test_every_docs_page_is_linked_from_the_readme() -> None:
@@ -88,7 +99,7 @@ def test_every_docs_page_is_linked_from_the_readme() -> None:
 
 
 HOST_TABLE: Final = ("host", "file written", "hooks", "left for you")
-HOST_TABLE_PAGES: Final = (README, ROOT / "docs" / "hosts.md")
+HOST_TABLE_PAGES: Final = (ROOT / "docs" / "hosts.md",)
 # What install prints for these hosts beyond "Restart <host> to load the change."
 TRUST_HINTS: Final = {"codex": codex_features.TRUST_HINT, "gemini-cli": gemini_trust.TRUST_HINT}
 # The commands (/hooks) and files (~/.gemini/...) a hint names.
