@@ -4,6 +4,7 @@
 import logging
 import sys
 
+from aletheia_proxy.code_status import CodeStatusPusher
 from aletheia_proxy.config import ConfigError, load_config
 from aletheia_proxy.forward import Forwarder, run
 from aletheia_proxy.local_hub import LocalHub
@@ -55,7 +56,7 @@ def main() -> None:
     # An explicit ALETHEIA_HUB_URL is the user's choice of hub: used as given, unchecked.
     finder = None if config.hub_url_given else LocalHub(hub).find
     try:
-        run(sys.stdin.buffer, protocol_out, Forwarder(hub, finder))
+        run(sys.stdin.buffer, protocol_out, Forwarder(hub, finder, CodeStatusPusher(hub, config)))
     except (KeyboardInterrupt, BrokenPipeError):
         pass  # the host stopped us or closed our stdout: nothing left to answer
     finally:

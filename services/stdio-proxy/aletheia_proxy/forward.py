@@ -8,6 +8,7 @@ from typing import BinaryIO, Final
 import httpx
 
 from aletheia_proxy import replies
+from aletheia_proxy.code_status import CodeStatusPusher
 from aletheia_proxy.stateless import routing_headers
 from aletheia_proxy.transport import HubClient, HubUnreachable, HubUntrusted
 from aletheia_shared import jsonrpc
@@ -28,8 +29,14 @@ class NoHub(Exception):
 class Forwarder:
     """Sends lines to the hub, recovering from a missing hub or a forgotten session."""
 
-    def __init__(self, hub: HubClient, find_hub: HubFinder | None = None) -> None:
+    def __init__(
+        self,
+        hub: HubClient,
+        find_hub: HubFinder | None = None,
+        code_status: CodeStatusPusher | None = None,
+    ) -> None:
         self.hub = hub
+        self.code_status = code_status
         self.find_hub = find_hub
         self.hub_checked = find_hub is None
         self.initialize_line: bytes | None = None
@@ -99,6 +106,8 @@ class Forwarder:
 
     def _post(self, line: bytes, stateless: dict[str, str] | None = None) -> httpx.Response:
         self._ensure_hub()
+        if self.code_status is not None:
+            self.code_status.before(line)  # a team hub marks recall from what it was told
         try:
             return self.hub.post(line, stateless)
         except HubUnreachable as error:

@@ -76,6 +76,16 @@ class HubClient:
         """POST `body` as JSON to another address of the hub (REST); fails as `post` does."""
         return self._post(url, body=body)
 
+    def get_json(self, url: str, params: dict[str, str]) -> httpx.Response:
+        """GET another address of the hub (REST); fails as `post` does."""
+        if self.tls_problem is not None and url.startswith("https:"):
+            raise HubUntrusted(self.tls_problem)
+        try:
+            return self.client.get(url, params=params)
+        except httpx.TransportError as error:
+            refused = isinstance(error, httpx.ConnectError)
+            raise HubUnreachable(str(error) or type(error).__name__, refused=refused) from error
+
     def _post(
         self,
         url: str,
