@@ -232,4 +232,4 @@ def test_the_hub_itself_never_names_the_callers_folder_in_the_audit(
     client.initialize()
     client.text("list_rules")
     csv = http.get("/audit.csv").text
-    assert str(tmp_path) not in csv and "local,list_rules" in csv
+    assert str(tmp_path) not in csv and "local,claude-code,list_rules" in csv

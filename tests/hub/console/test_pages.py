@@ -209,7 +209,8 @@ def test_the_audit_log_filters_and_downloads_as_csv(
     csv = http.get("/audit.csv", params={"result": "ok"})
     assert csv.headers["content-type"].startswith("text/csv")
     lines = csv.text.strip().splitlines()
-    assert lines[0] == "at,token,tool,operation,project,result" and len(lines) == 3
+    header = "at,token,host,tool,operation,project,result,error,ms"
+    assert lines[0] == header and len(lines) == 3
     assert "search" in http.get("/audit", params={"tool": "search"}).text
     assert "No calls match." in http.get("/audit", params={"tool": "nothing"}).text
 

@@ -1,6 +1,7 @@
 """The audit log, for admins: filter by token (or "local", the calls without one), project,
-tool, result and time, a page at a time with the total; the same rows as CSV. A token limited
-to projects sees only their rows."""
+host, tool, outcome, day and time, a page at a time with the total; each row with its host,
+its outcome and error code and how long it took; the same rows as CSV. A token limited to
+projects sees only their rows."""
 
 import csv
 import io
@@ -16,6 +17,7 @@ from aletheia_hub.clock import iso_ms, parse_moment
 from aletheia_hub.http.console import paging
 from aletheia_hub.http.console.access import Refused, ViewerDep, check_admin
 from aletheia_hub.http.console.render import NO_STORE, page
+from aletheia_hub.metrics import ERROR_KINDS
 from aletheia_hub.store import audit as audit_store
 from aletheia_hub.store.audit import LOCAL, OUTCOMES
 from aletheia_hub.store.db import Database
@@ -52,9 +54,11 @@ def audit_query(
     result: Text = "",
     since: Text = "",
     until: Text = "",
+    host: Text = "",
+    day: Text = "",
 ) -> AuditQuery:
     """The audit filters of a request, for admins only; a project the token may not use is
-    refused."""
+    refused. A day stands for since and until that day."""
     check_admin(viewer)
     if project and not auth.may_use_project(viewer.principal, project):
         raise Refused(403, f'Project "{project}" is not allowed for this token.')
@@ -64,14 +68,17 @@ def audit_query(
         project=project.strip() or None,
         tool=tool.strip() or None,
         result=result.strip() or None,
-        since_ms=_moment(since, "since"),
-        until_ms=_moment(until, "until", whole_day=True),
+        host=host.strip() or None,
+        since_ms=_moment(day or since, "day" if day else "since"),
+        until_ms=_moment(day or until, "day" if day else "until", whole_day=True),
     )
     shown = {
         "token": token,
         "project": project,
+        "host": host,
         "tool": tool,
         "result": result,
+        "day": day,
         "since": since,
         "until": until,
     }
@@ -106,6 +113,7 @@ def audit_page(
             "outcomes": OUTCOMES,
             "projects": projects,
             "local": LOCAL,
+            "outcome": outcome,
             "csv_query": urlencode([(name, value) for name, value in query.shown.items() if value]),
         },
     )
@@ -118,16 +126,21 @@ def audit_csv(request: Request, query: AuditQueryDep) -> Response:
         rows = audit_store.audit_rows(session=session, where=replace(query.where, limit=CSV_ROWS))
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(["at", "token", "tool", "operation", "project", "result"])
+    writer.writerow(
+        ["at", "token", "host", "tool", "operation", "project", "result", "error", "ms"]
+    )
     for row in rows:
         writer.writerow(
             [
                 iso_ms(row.at_ms),
                 row.token_id or LOCAL,
+                _cell(row.host),
                 _cell(row.tool),
                 _cell(row.operation),
                 _cell(row.project or ""),
                 row.result,
+                "" if row.error_code is None else row.error_code,
+                "" if row.duration_us is None else f"{row.duration_us / 1000:.1f}",
             ]
         )
     return Response(
@@ -135,6 +148,18 @@ def audit_csv(request: Request, query: AuditQueryDep) -> Response:
         media_type="text/csv; charset=utf-8",
         headers={**NO_STORE, "Content-Disposition": 'attachment; filename="audit.csv"'},
     )
+
+
+def outcome(row: audit_store.AuditRowView) -> str:
+    """How a call ended as a reader wants it: the outcome and, for an error the protocol
+    answered, its JSON-RPC code and name; a tool's own error says so (rows older than these
+    columns, which measured no duration, say neither)."""
+    if row.error_code is not None:
+        name = ERROR_KINDS.get(row.error_code, "error").replace("_", " ")
+        return f"{row.result} {row.error_code} ({name})"
+    if row.result == "error" and row.duration_us is not None:
+        return "error (tool error)"
+    return row.result
 
 
 def _cell(value: str) -> str:
