@@ -89,7 +89,8 @@ def test_a_commented_file_of_a_plain_json_host_is_refused_with_what_to_do(
 def test_a_refused_claude_json_prints_only_the_refusal(
     cli: Cli, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("ALETHEIA_PORT", "7799")  # an entry would carry it
+    monkeypatch.setenv("ALETHEIA_PORT", "7799")  # an entry would carry it, and say so
+    monkeypatch.setenv("ALETHEIA_DATABASE_URL", "postgresql://mem:s3cret@db.example.com/memory")
     path = home / ".claude.json"
     text = '{\n  // servers\n  "mcpServers": {}\n}\n'
     path.write_text(text)

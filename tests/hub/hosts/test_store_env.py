@@ -83,7 +83,7 @@ def test_a_postgres_password_is_written_only_where_the_url_holds_it_and_said(
         "ALETHEIA_TOOL": "claude-code",
         "ALETHEIA_DATABASE_URL": with_password,
     }
-    assert "ALETHEIA_DATABASE_URL holds a password, so the host's file now does too" in done.out
+    assert "ALETHEIA_DATABASE_URL holds a password, so the entry does too" in done.out
     assert "s3cret" not in done.out  # shown as ****
 
     monkeypatch.setenv("ALETHEIA_DATABASE_URL", "postgresql://mem@db.example.com:5433/memory")
@@ -106,7 +106,7 @@ def test_a_hub_url_is_carried_with_its_token(
     text = (home / ".codex" / "config.toml").read_text()
     assert 'ALETHEIA_HUB_URL = "https://memory.example.com/mcp"' in text
     assert 'ALETHEIA_TOKEN = "alt_given"' in text and "elsewhere" not in text
-    assert "ALETHEIA_TOKEN is written into the host's file as you set it." in done.out
+    assert "ALETHEIA_TOKEN goes into the entry as you set it." in done.out
 
 
 def bare_env() -> dict[str, str]:

@@ -107,9 +107,8 @@ def _say_carried(run: "_Run", carried: store_env.Carried) -> None:
     pairs = ", ".join(f"{name}={value}" for name, value in shown.items())
     verb = "carry" if run.wrote else "would carry"
     print(f"The entries {verb} {pairs} from this environment, to reach the same hub.")
-    if run.wrote:  # the notes say what the written files now hold
-        for note in carried.notes:
-            print(note)
+    for note in carried.notes:
+        print(note)
 
 
 def run_uninstall(args: argparse.Namespace) -> int:

@@ -49,7 +49,7 @@ def carried(environ: Mapping[str, str]) -> Carried:
         notes: tuple[str, ...] = ()
         if environ.get(env.TOKEN):
             written[env.TOKEN] = environ[env.TOKEN]
-            notes = (f"{env.TOKEN} is written into the host's file as you set it.",)
+            notes = (f"{env.TOKEN} goes into the entry as you set it.",)
         if environ.get(env.CA_BUNDLE, "").strip():
             bundle = Path(environ[env.CA_BUNDLE].strip()).expanduser().resolve()
             written[env.CA_BUNDLE] = str(bundle)
@@ -82,7 +82,7 @@ def _store(environ: Mapping[str, str]) -> tuple[dict[str, str], tuple[str, ...]]
 def _password_note(url: str, environ: Mapping[str, str]) -> str:
     if has_password(url):
         return (
-            f"{env.DATABASE_URL} holds a password, so the host's file now does too; keep it "
+            f"{env.DATABASE_URL} holds a password, so the entry does too; keep it "
             "in ~/.pgpass instead and take it out of the URL to keep it out of host files."
         )
     if environ.get("PGPASSWORD"):
