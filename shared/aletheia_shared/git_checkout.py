@@ -57,6 +57,62 @@ def _branch(ref: str) -> str | None:
     return ref.removeprefix("refs/heads/") if ref.startswith("refs/heads/") else None
 
 
+def read_head(folder: str | Path) -> Checkout | None:
+    """read_checkout without running git when the repository's files say it plainly: the
+    root is the nearest folder holding `.git`, HEAD and the ref it names are read as files
+    (a loose ref, else packed-refs). Anything unusual is left to git."""
+    try:
+        start = Path(folder).resolve()
+    except (OSError, RuntimeError):
+        return None
+    root = next((f for f in (start, *start.parents) if (f / ".git").exists()), None)
+    if root is None:
+        return None
+    git_dir = _git_dir(root)
+    if git_dir is None:
+        return read_checkout(folder)
+    try:
+        head_text = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeError):
+        return read_checkout(folder)
+    if _COMMIT.fullmatch(head_text):
+        return Checkout(str(root), head_text, None)
+    ref = head_text.removeprefix("ref: ").strip()
+    common = _common_dir(git_dir)
+    if not head_text.startswith("ref: ") or not _plain_relative(ref):
+        return read_checkout(folder)
+    if (common / "reftable").exists():
+        return read_checkout(folder)  # refs in a binary table: git reads them
+    commit = _ref_commit(common, ref)
+    if commit == "":
+        return read_checkout(folder)
+    return Checkout(str(root), commit, _branch(ref))
+
+
+def _ref_commit(common: Path, ref: str) -> str | None:
+    """The commit a ref names: its loose file, else its line in packed-refs; None for a
+    branch with no commit yet, "" when the files say something this reader does not know."""
+    try:
+        loose = (common / ref).read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        loose = None
+    except (OSError, UnicodeError):
+        return ""
+    if loose is not None:
+        return loose if _COMMIT.fullmatch(loose) else ""
+    try:
+        packed = (common / "packed-refs").read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeError):
+        return ""
+    for line in packed.splitlines():
+        commit, _, name = line.partition(" ")
+        if name == ref and _COMMIT.fullmatch(commit):
+            return commit
+    return None
+
+
 def root_id(root: str) -> str:
     """A stable name for a checkout's root that does not reveal the path."""
     return hashlib.sha256(root.encode("utf-8", "surrogateescape")).hexdigest()[:16]

@@ -14,6 +14,7 @@ from aletheia_shared.git_checkout import (
     merged_into_head,
     paths_in_text,
     read_checkout,
+    read_head,
     root_id,
 )
 
@@ -170,3 +171,23 @@ def test_head_stamp_moves_with_commits_and_branch_switches(repo: Path) -> None:
     assert second != first
     git(repo, "checkout", "-q", "-b", "feature-x")
     assert head_stamp(checkout) != second
+
+
+def test_reading_the_head_files_agrees_with_git_in_every_state(repo: Path, tmp_path: Path) -> None:
+    (repo / "src" / "deep").mkdir()
+    other = tmp_path / "shop-feature"
+    git(repo, "worktree", "add", "-q", "-b", "feature-x", str(other))
+    commit_file(other, "src/up.py", "print('feature')\n")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    git(empty, "init", "-q", "-b", "trunk")
+
+    def agree() -> None:
+        for folder in (repo, repo / "src" / "deep", other, empty, tmp_path):
+            assert read_head(folder) == read_checkout(folder), folder
+
+    agree()
+    git(repo, "pack-refs", "--all")  # branches now live in packed-refs only
+    agree()
+    git(repo, "checkout", "-q", "--detach")
+    agree()

@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from aletheia_proxy.caller_git import CallerGit
 from aletheia_proxy.config import ProxyConfig
 from aletheia_shared import dialects, env, headers
 
@@ -38,6 +39,7 @@ class HubClient:
         self.hub_url = config.hub_url  # a local hub of our store may serve on another port
         self.session_id: str | None = None
         self.tls_problem: str | None = None  # why ALETHEIA_CA_BUNDLE cannot be used
+        self.git = CallerGit(config.cwd)  # X-Aletheia-Git, to any hub: it names no path
         verify: ssl.SSLContext | bool = True
         if config.ca_bundle is not None:
             try:
@@ -63,9 +65,13 @@ class HubClient:
         """Send one line as it is; raise HubUnreachable when there is no answer, HubUntrusted
         when TLS to the hub fails. A stateless (2026-07-28) request goes with its routing
         headers instead of the session."""
+        git = self.git.header(line)
         if stateless is not None:
-            return self._post(self.hub_url, content=line, extra_headers=stateless)
+            extra = {**stateless, headers.CALLER_GIT: git} if git else stateless
+            return self._post(self.hub_url, content=line, extra_headers=extra)
         extra = {headers.SESSION_ID: self.session_id} if self.session_id else {}
+        if git:
+            extra[headers.CALLER_GIT] = git
         response = self._post(self.hub_url, content=line, extra_headers=extra)
         new_session = response.headers.get(headers.SESSION_ID)
         if new_session:
@@ -74,7 +80,8 @@ class HubClient:
 
     def post_json(self, url: str, body: object) -> httpx.Response:
         """POST `body` as JSON to another address of the hub (REST); fails as `post` does."""
-        return self._post(url, body=body)
+        git = self.git.header(b"")
+        return self._post(url, body=body, extra_headers={headers.CALLER_GIT: git} if git else None)
 
     def get_json(self, url: str, params: dict[str, str]) -> httpx.Response:
         """GET another address of the hub (REST); fails as `post` does."""

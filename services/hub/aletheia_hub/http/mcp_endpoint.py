@@ -210,7 +210,8 @@ def _open_post(request: Request, raw: bytes | None, settings: Settings) -> _Post
         principal=principal,
         caller_tool=_header_text(request, headers.CALLER_TOOL),
         caller_project=_header_text(request, headers.CALLER_PROJECT),
-        caller_folder=_caller_folder(request, settings),
+        caller_folder=caller_folder(request, settings),
+        caller_git=request.headers.get(headers.CALLER_GIT),
         era="stateless" if stateless else "handshake",
     )
     _note_folder(request, state)
@@ -283,7 +284,7 @@ def _header_text(request: Request, name: str) -> str | None:
     return headers.decode_text(raw) or None if raw else None
 
 
-def _caller_folder(request: Request, settings: Settings) -> str | None:
+def caller_folder(request: Request, settings: Settings) -> str | None:
     """The caller's working directory (X-Aletheia-Cwd) when this is the local hub: a team hub
     serves other machines, whose folders are not its own."""
     if settings.team_mode:

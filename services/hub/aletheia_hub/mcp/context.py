@@ -9,6 +9,7 @@ from aletheia_hub import auth
 from aletheia_hub.auth import Principal
 from aletheia_hub.code_marks import CodeMarks
 from aletheia_hub.embed.service import SemanticSearch
+from aletheia_hub.mcp.caller_checkout import CallerCheckout
 from aletheia_hub.store.search import SearchService
 from aletheia_hub.token_budget import DEFAULT_CONTEXT_TOKENS
 
@@ -27,6 +28,9 @@ class ToolContext:
     # The caller's working directory when its proxy runs on this machine (X-Aletheia-Cwd);
     # None on a team hub or without the header. Folder context finds the project root from it.
     caller_folder: str | None = None
+    # The caller's git checkout (X-Aletheia-Git, or read from caller_folder on a local hub);
+    # None outside git or when the caller said nothing of it.
+    checkout: CallerCheckout | None = None
     # ALETHEIA_CONTEXT_TOKENS: what session_start_context may hand the model, in tokens.
     context_tokens: int = DEFAULT_CONTEXT_TOKENS
     # Marks on recalled memories about code: git answers cached per HEAD, pushed statuses.

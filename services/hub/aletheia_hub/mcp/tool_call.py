@@ -120,6 +120,7 @@ def _run(
             semantic=semantic,
             text_names=tool_set.text_names,
             caller_folder=state.caller_folder,
+            checkout=state.checkout(),
             context_tokens=context_tokens,
             code_marks=code_marks,
         )
