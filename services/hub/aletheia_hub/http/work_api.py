@@ -3,9 +3,10 @@ and ran, and the end of the session, whose digest becomes one `summary` memory. 
 POST /api/requests does: 201 when something new was stored, 200 when nothing was (repeats
 only, capture off for the host or the project, nothing outside <private> tags)."""
 
+from collections.abc import Callable
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, HTTPException, Response
+from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
@@ -14,7 +15,9 @@ from aletheia_hub.auth import Principal
 from aletheia_hub.capture import capture_is_off, host_key
 from aletheia_hub.http.auth import PrincipalDep
 from aletheia_hub.http.deps import DatabaseDep, RateLimiterDep, SettingsDep
+from aletheia_hub.http.mcp_endpoint import caller_folder
 from aletheia_hub.http.rest_budget import spend_one
+from aletheia_hub.mcp.caller_checkout import CallerCheckout, caller_checkout, code_state
 from aletheia_hub.ratelimit import TokenRateLimiter
 from aletheia_hub.settings import Settings
 from aletheia_hub.store.db import Database
@@ -29,6 +32,7 @@ from aletheia_hub.work_capture.events import (
     EditEvent,
     WorkEvent,
 )
+from aletheia_shared import headers
 from aletheia_shared.project import DEFAULT_PROJECT
 
 router = APIRouter(prefix="/api")
@@ -123,8 +127,12 @@ async def end_session(
     limiter: RateLimiterDep,
     settings: SettingsDep,
     response: Response,
+    request: Request,
 ) -> DigestOut:
-    digest = await run_in_threadpool(_end, body, principal, db, limiter, settings)
+    git, folder = request.headers.get(headers.CALLER_GIT), caller_folder(request, settings)
+    digest = await run_in_threadpool(
+        _end, body, principal, db, limiter, settings, lambda: caller_checkout(git, folder)
+    )
     response.status_code = 201 if digest.digest_id is not None else 200
     return digest
 
@@ -197,6 +205,7 @@ def _end(
     db: Database,
     limiter: TokenRateLimiter | None,
     settings: Settings,
+    checkout: Callable[[], CallerCheckout | None],
 ) -> DigestOut:
     project = _project(principal, body.project, limiter, settings)
     off = _capture_off(settings, body.tool, project)
@@ -210,6 +219,7 @@ def _end(
             session_id=body.session,
             first_request=body.first_request,
             max_chars=settings.capture_digest_max_chars,
+            code_for=lambda files, text: code_state(checkout(), files, text),
         )
     if saved is None:
         return DigestOut(digest_id=None, chars=0, note="No work captured in this session.")

@@ -4,6 +4,7 @@ replaces its digest with a new revision; `search` finds it and session_start_con
 the project's newest under "Last sessions"."""
 
 import hashlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -13,7 +14,7 @@ from sqlmodel import Session
 from aletheia_hub.capture import host_key
 from aletheia_hub.redact import redact
 from aletheia_hub.store.memories import save_memory
-from aletheia_hub.store.memory_rows import MemoryDraft, clean_memory
+from aletheia_hub.store.memory_rows import CodeState, MemoryDraft, clean_memory
 from aletheia_hub.store.revisions import RevisionChange, revise_memory
 from aletheia_hub.store.tables import EPISODES, MEMORIES, WORK_EVENTS
 from aletheia_hub.store.work_events import host_name, session_key, test_run_of
@@ -28,6 +29,8 @@ SESSION_ID_MAX_CHARS: Final = 64  # memories.session_id
 ASKED_WITHIN_MS: Final = 60 * 60 * 1000
 ASKED_CANDIDATES: Final = 20
 ENDED_AGAIN: Final = "The session ended again: the digest covers its work so far."
+# The caller's checkout as a digest keeps it, given the files the session edited and the text.
+CodeFor = Callable[[Sequence[str], str], CodeState | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +106,7 @@ def save_session_digest(
     session_id: str,
     first_request: str | None,
     max_chars: int,
+    code_for: CodeFor | None = None,
 ) -> DigestSaved | None:
     """Write the session's digest, or a new revision of the one it has; None when the hub
     kept no event of the session (a prompt alone is already among the recent requests)."""
@@ -116,6 +120,8 @@ def save_session_digest(
         else _asked_before(session, project, host_text, events[0].at_ms)
     )
     text = build_digest(SessionWork(request, events), max_chars=max_chars)
+    edited = [e.event.file for e in events if isinstance(e.event, EditEvent) and e.event.file]
+    code = code_for(list(dict.fromkeys(edited)), text) if code_for is not None else None
     title = _title(host_text, request)
     memory_session = digest_session_id(key)
     same = session.execute(
@@ -140,7 +146,7 @@ def save_session_digest(
         revised = revise_memory(
             session=session,
             memory_id=earlier,
-            change=RevisionChange(title=title, text=text, reason=ENDED_AGAIN),
+            change=RevisionChange(title=title, text=text, reason=ENDED_AGAIN, code=code),
             tool=host_text,
             session_id=memory_session,
         )
@@ -155,6 +161,7 @@ def save_session_digest(
         tool=host_text,
         pinned=False,
         session_id=memory_session,
+        code=code,
     )
     return DigestSaved(saved.id, len(text), saved.redacted)
 

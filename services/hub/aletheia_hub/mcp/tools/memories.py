@@ -6,6 +6,7 @@ from pydantic import Field
 
 from aletheia_hub import auth
 from aletheia_hub.mcp import formats
+from aletheia_hub.mcp.caller_checkout import code_state
 from aletheia_hub.mcp.context import ToolContext
 from aletheia_hub.mcp.errors import ToolError
 from aletheia_hub.mcp.registry import Tool
@@ -64,6 +65,7 @@ def save_memory(args: SaveMemoryArgs, ctx: ToolContext) -> str:
         files=args.files,
         facts=[FactInput(f.subject, f.predicate, f.object) for f in args.facts],
         session_id=ctx.session_id,
+        code=code_state(ctx.checkout, args.files, args.text),
     )
     text = formats.saved_memory(saved.id, saved.project, saved.created)
     return formats.with_redactions(text, saved.redacted)

@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from aletheia_hub import auth
+from aletheia_hub.mcp.caller_checkout import code_state
 from aletheia_hub.mcp.context import ToolContext
 from aletheia_hub.mcp.errors import ToolError
 from aletheia_hub.mcp.registry import Tool
@@ -61,6 +62,7 @@ def mem_create(args: CreateArgs, ctx: ToolContext) -> str:
         owner=owner_of(ctx),
         importance=args.importance,
         concepts=args.concepts,
+        code=code_state(ctx.checkout, args.files, args.narrative),
     )
     return formats.created(saved.id, saved.project, saved.created, args.scope, saved.redacted)
 
@@ -94,6 +96,7 @@ def mem_revise(args: ReviseArgs, ctx: ToolContext) -> str:
         concepts=args.concepts,
         importance=args.importance,
         reason=args.reason,
+        code=code_state(ctx.checkout, [], args.narrative),
     )
     try:
         done = revisions.revise_memory(
