@@ -28,6 +28,9 @@ from aletheia_hub.store.search import insert_memory
 from aletheia_hub.store.tables import MEMORIES, MEMORY_FILES
 
 TITLE_FROM_TEXT_CHARS: Final = 100
+# What redact() puts in a secret's place, `[REDACTED:<kind>]`, and how long one can be.
+_MARKER: Final = re.compile(r"\[REDACTED:[^\]\s]*\]")
+_MARKER_MAX: Final = 60
 DEFAULT_IMPORTANCE: Final = 3
 REASON_MAX_CHARS: Final = 1000
 TOOL_MAX_CHARS: Final = 100
@@ -115,8 +118,14 @@ def superseded_hash(old_hash: str, memory_id: int) -> str:
 
 
 def default_title(text: str) -> str:
-    """A title for a memory saved without one: the first 100 characters of its text."""
-    return " ".join(text.split())[:TITLE_FROM_TEXT_CHARS]
+    """A title for a memory saved without one: the first 100 characters of its text, never
+    cut inside a redaction marker (the marker is left out whole instead)."""
+    flat = " ".join(text.split())
+    cut = TITLE_FROM_TEXT_CHARS
+    for marker in _MARKER.finditer(flat, 0, cut + _MARKER_MAX):
+        if marker.start() < cut < marker.end():
+            return flat[: marker.start()].rstrip()
+    return flat[:cut]
 
 
 def clean_memory(draft: MemoryDraft) -> CleanMemory:
