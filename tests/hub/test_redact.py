@@ -516,11 +516,12 @@ def test_memory_without_title_counts_its_secrets_once(mcp: McpHttpClient) -> Non
 def test_an_untitled_memory_whose_title_cuts_a_redaction_short_counts_it_once(
     mcp: McpHttpClient, http: TestClient
 ) -> None:
-    # The title is the first 100 characters of the redacted text: `... password=[REDACTED:`.
+    # The first 100 characters of the redacted text end `... password=[REDACTED:`: the title
+    # leaves the cut marker out whole.
     text = "w" * 80 + " password=" + body(12)
     saved = mcp.text("save_memory", {"text": text})
     title, _, _ = stored_memory(http, 1)
-    assert title.endswith("password=[REDACTED:")
+    assert title.endswith(" password=")
     assert saved == "Saved as #1 in shop. Redacted 1 secret before saving."
 
 
