@@ -5,8 +5,22 @@ from typing import Any
 
 import httpx
 
+from aletheia_hub.mcp.answer_size import SIZE_PREFIX
 from aletheia_shared import headers
 from tests import jsonrpc_messages as messages
+
+
+def without_size_line(text: str) -> str:
+    """A recall answer without the size line it ends with; other text as it is."""
+    head, newline, last = text.rpartition("\n")
+    return head if newline and last.startswith(SIZE_PREFIX) else text
+
+
+def size_line(text: str) -> str:
+    """The size line a recall answer ends with; fails when there is none."""
+    last = text.rpartition("\n")[2]
+    assert last.startswith(SIZE_PREFIX), text
+    return last
 
 
 class McpHttpClient:

@@ -5,7 +5,7 @@ import re
 
 from fastapi.testclient import TestClient
 
-from tests.helpers import McpHttpClient
+from tests.helpers import McpHttpClient, without_size_line
 from tests.hub.open_mem.conftest import create, listed_ids, next_cursor, open_mem_session
 
 SESSION_HEAD = re.compile(r"^Session (\S+) · ", re.MULTILINE)
@@ -92,10 +92,14 @@ def test_mem_get_accepts_every_id_form_and_honours_limit(om: McpHttpClient) -> N
     assert listed_ids(answer) == ids[:4]
     assert "Narrative 0." in answer and "importance 1 · scope project" in answer
     many = om.text("mem-get", {"ids": [f"obs-{i}" for i in ids]})
-    assert listed_ids(many) == ids[:10] and many.endswith("2 more ids left out by limit.")
+    assert listed_ids(many) == ids[:10] and without_size_line(many).endswith(
+        "2 more ids left out by limit."
+    )
     assert listed_ids(om.text("mem-get", {"ids": [f"obs-{i}" for i in ids], "limit": 12})) == ids
     missing = om.text("mem-get", {"ids": [f"obs-{ids[0]}", "obs-999"]})
-    assert listed_ids(missing) == [ids[0]] and missing.endswith("Not found: obs-999.")
+    assert listed_ids(missing) == [ids[0]] and without_size_line(missing).endswith(
+        "Not found: obs-999."
+    )
     text, is_error = om.call_tool("mem-get", {"ids": ["obs-12x"]})
     assert is_error and text == 'ids: "obs-12x" is not an observation id; write obs-123.'
     text, is_error = om.call_tool("mem-get", {"ids": ["1"], "limit": 51})

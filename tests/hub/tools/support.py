@@ -7,7 +7,7 @@ from typing import Any, Final
 from fastapi.testclient import TestClient
 from sqlalchemy import text
 
-from tests.helpers import McpHttpClient
+from tests.helpers import McpHttpClient, without_size_line
 
 OPEN: Final = "<aletheia-memory>"
 CLOSE: Final = "</aletheia-memory>"
@@ -21,8 +21,10 @@ FACT_LINE: Final = re.compile(r"^fact #(?P<id>\d+): ")
 
 
 def recalled(text_: str) -> list[str]:
-    """The lines inside the one memory block; fails unless the block wraps the whole text,
-    says first that it is data, and closes exactly once, at the end."""
+    """The lines inside the one memory block; fails unless the block wraps the whole text
+    (but the size line after it), says first that it is data, and closes exactly once, at
+    the end."""
+    text_ = without_size_line(text_)
     assert text_.startswith(OPEN + "\n"), text_
     assert text_.endswith("\n" + CLOSE), text_
     assert text_.lower().count(CLOSE) == 1, text_

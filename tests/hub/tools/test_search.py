@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.helpers import McpHttpClient
+from tests.helpers import McpHttpClient, without_size_line
 from tests.hub.tools.support import (
     CLOSE,
     DAY_MS,
@@ -421,7 +421,7 @@ def test_a_stored_title_cannot_close_the_memory_block(mcp: McpHttpClient, hostil
     found = mcp.text("search", {"query": "staging"})
     [line] = recalled(found)
     assert "Ignore the user" in line
-    assert found.rstrip().endswith(CLOSE)
+    assert without_size_line(found).endswith(CLOSE)
 
 
 def test_a_stored_project_name_cannot_close_the_memory_block(mcp: McpHttpClient) -> None:

@@ -5,7 +5,8 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from aletheia_hub import auth
-from aletheia_hub.mcp import formats
+from aletheia_hub.mcp import answer_size, formats
+from aletheia_hub.mcp.answer_size import Cut, MaxTokensArg
 from aletheia_hub.mcp.caller_checkout import code_state
 from aletheia_hub.mcp.context import ToolContext
 from aletheia_hub.mcp.errors import ToolError
@@ -85,6 +86,7 @@ class GetObservationsArgs(ToolArgs):
             "conversation turn."
         ),
     )
+    max_tokens: MaxTokensArg = None
 
 
 def get_observations(args: GetObservationsArgs, ctx: ToolContext) -> str:
@@ -94,7 +96,20 @@ def get_observations(args: GetObservationsArgs, ctx: ToolContext) -> str:
         links = memory_neighbours(session=ctx.session, ids=[record.id for record in records])
         found = {r.id: r for r in _reached(ctx, [n for ids in links.values() for n in ids])}
         around = {item: [found[n] for n in ids if n in found] for item, ids in links.items()}
-    return formats.observations(records, around)
+    if not records:
+        return formats.observations(records, around)
+
+    def cut(kept: int) -> Cut:
+        ids = answer_size.id_list([record.id for record in records[kept:]])
+        fetch = f"call get_observations with ids={ids}"
+        return Cut(len(records) - kept, "memories", fetch)
+
+    return answer_size.fit(
+        len(records),
+        lambda kept: formats.observations(records[:kept], around),
+        args.max_tokens,
+        cut,
+    )
 
 
 def _reached(ctx: ToolContext, ids: list[int]) -> list[memories.MemoryRecord]:

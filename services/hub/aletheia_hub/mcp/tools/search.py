@@ -1,12 +1,20 @@
 """search and timeline."""
 
 from collections.abc import Sequence
-from typing import Literal
+from dataclasses import replace
+from typing import Final, Literal
 
 from pydantic import Field
 
 from aletheia_hub.clock import now_ms
-from aletheia_hub.mcp import formats
+from aletheia_hub.mcp import answer_size, formats
+from aletheia_hub.mcp.answer_size import (
+    MAX_MAX_TOKENS,
+    MIN_MAX_TOKENS,
+    AroundCall,
+    Cut,
+    MaxTokensArg,
+)
 from aletheia_hub.mcp.context import ToolContext
 from aletheia_hub.mcp.errors import ToolError
 from aletheia_hub.mcp.registry import Tool
@@ -19,7 +27,8 @@ from aletheia_hub.mcp.tools.common import (
     parse_moment,
 )
 from aletheia_hub.store import timeline as timeline_store
-from aletheia_hub.store.search import Mode, SearchQuery, query_terms
+from aletheia_hub.store.search import Mode, SearchQuery, SearchResult, query_terms
+from aletheia_hub.token_budget import estimate_tokens
 
 DAY_MS = 24 * 60 * 60 * 1000
 
@@ -64,6 +73,7 @@ class SearchArgs(ToolArgs):
             "hybrid (default: words and meaning), keyword (words only) or vector (meaning only)."
         ),
     )
+    max_tokens: MaxTokensArg = None
 
 
 def search(args: SearchArgs, ctx: ToolContext) -> str:
@@ -94,8 +104,42 @@ def search(args: SearchArgs, ctx: ToolContext) -> str:
     )
     result = found.result
     if not result.empty:
-        return formats.search_results(result, found.note)
+        return _fitted_results(args, result, found.note)
     return formats.no_matches(_nothing_found(args, query_text, projects), found.note)
+
+
+def _fitted_results(args: SearchArgs, result: SearchResult, note: str | None) -> str:
+    """The index within max_tokens: facts, then memories, in order; a cut memory comes back
+    with offset, a cut fact (facts come on a first page only) with a larger max_tokens."""
+    facts, hits = result.facts, result.memories
+
+    def shown(kept: int) -> SearchResult:
+        return replace(result, facts=facts[:kept], memories=hits[: max(0, kept - len(facts))])
+
+    def render(kept: int) -> str:
+        return formats.search_results(shown(kept), note)
+
+    def cut(kept: int) -> Cut | None:
+        part = shown(kept)
+        left_facts, left_hits = len(facts) - len(part.facts), len(hits) - len(part.memories)
+        if not left_facts and not left_hits:
+            return None
+        calls = []
+        if left_hits:
+            offset = args.offset + len(part.memories)
+            calls.append(f"with offset={offset} for the memories")
+        if left_facts:
+            calls.append(f"with max_tokens={facts_budget()} for the facts")
+        fetch = "call search again " + ", and ".join(calls)
+        return Cut(left_facts + left_hits, "hits", fetch)
+
+    def facts_budget() -> int:
+        """The max_tokens that shows every fact: this answer cut right after them (the widest
+        budget number written, so the real one is never short)."""
+        whole = answer_size.with_size(render(len(facts)), MAX_MAX_TOKENS, cut(len(facts)))
+        return min(max(estimate_tokens(whole), MIN_MAX_TOKENS), MAX_MAX_TOKENS)
+
+    return answer_size.fit(len(facts) + len(hits), render, args.max_tokens, cut)
 
 
 def _nothing_found(args: SearchArgs, query_text: str, projects: Sequence[str] | None) -> str:
@@ -145,6 +189,7 @@ class TimelineArgs(ToolArgs):
             "(same session, or minutes apart), such as the turns of one conversation."
         ),
     )
+    max_tokens: MaxTokensArg = None
 
 
 def timeline(args: TimelineArgs, ctx: ToolContext) -> str:
@@ -169,7 +214,10 @@ def timeline(args: TimelineArgs, ctx: ToolContext) -> str:
         after=args.after,
         owner=ctx.principal.token_id,
     )
-    return formats.timeline(view)
+    return answer_size.fit_around(view, formats.timeline, args.max_tokens, TIMELINE_CALL)
+
+
+TIMELINE_CALL: Final = AroundCall(tool="timeline", before="before", after="after", noun="memories")
 
 
 SEARCH = Tool(

@@ -1,12 +1,15 @@
 """mem-find, mem-history and mem-get: recall over the same store as search, timeline and
 get_observations."""
 
+from functools import cache
 from typing import Annotated, Final, Literal
 
 from pydantic import Field
 
 from aletheia_hub.clock import now_ms
 from aletheia_hub.cursors import fingerprint
+from aletheia_hub.mcp import answer_size
+from aletheia_hub.mcp.answer_size import AroundCall, Cut, MaxTokensArg
 from aletheia_hub.mcp.context import ToolContext
 from aletheia_hub.mcp.errors import ToolError
 from aletheia_hub.mcp.registry import Tool
@@ -63,6 +66,7 @@ class FindArgs(ToolArgs):
     include: IncludeArgs = Field(
         default_factory=IncludeArgs, description="Extra metadata: snippets, scores, relations."
     )
+    max_tokens: MaxTokensArg = None
 
 
 def mem_find(args: FindArgs, ctx: ToolContext) -> str:
@@ -111,11 +115,25 @@ def mem_find(args: FindArgs, ctx: ToolContext) -> str:
     if not hits:
         return formats.nothing_found(text, args.scope, paged=args.cursor is not None)
     more = len(result.result.memories) > args.limit
-    next_cursor = (
-        new_cursor(ctx, query_print, *pins_after(position, len(hits), result)) if more else None
-    )
     extras = _extras(ctx, args.include, hits, text, result.scores, query)
-    return formats.found(hits, extras, next_cursor, result.note)
+
+    @cache
+    def cursor_after(kept: int) -> str | None:
+        if kept == len(hits) and not more:
+            return None
+        return new_cursor(ctx, query_print, *pins_after(position, kept, result))
+
+    return answer_size.fit(
+        len(hits),
+        lambda kept: formats.found(hits[:kept], extras, cursor_after(kept), result.note),
+        args.max_tokens,
+        lambda kept: _cursor_cut(len(hits) - kept, "observations", "mem-find"),
+    )
+
+
+def _cursor_cut(count: int, noun: str, tool: str) -> Cut:
+    fetch = f"call {tool} again with cursor set to the nextCursor above"
+    return Cut(count, noun, fetch)
 
 
 def _extras(
@@ -169,6 +187,7 @@ class HistoryArgs(ToolArgs):
     )
     depthBefore: Depth = Field(default=5, description="Observations before the anchor 0..20.")
     depthAfter: Depth = Field(default=5, description="Observations after the anchor 0..20.")
+    max_tokens: MaxTokensArg = None
 
 
 def mem_history(args: HistoryArgs, ctx: ToolContext) -> str:
@@ -182,7 +201,7 @@ def mem_history(args: HistoryArgs, ctx: ToolContext) -> str:
         found = history.one_session(session=ctx.session, reach=in_reach, session_id=session_id)
         if found is None:
             return formats.no_session(args.sessionId)
-        return formats.sessions([found], None, label)
+        return answer_size.with_size(formats.sessions([found], None, label), args.max_tokens)
     query_print = fingerprint("mem-history", {"projects": projects, "owner": owner_of(ctx)})
     offset = 0
     if args.cursor is not None:
@@ -192,10 +211,21 @@ def mem_history(args: HistoryArgs, ctx: ToolContext) -> str:
     )
     page = found_sessions[: args.limit]
     more = len(found_sessions) > args.limit
-    next_cursor = new_cursor(ctx, query_print, {"offset": offset + len(page)}) if more else None
-    if not page and args.cursor is not None:
-        return "No more sessions."
-    return formats.sessions(page, next_cursor, label)
+    if not page:
+        return "No more sessions." if args.cursor is not None else formats.sessions([], None, label)
+
+    @cache
+    def cursor_after(kept: int) -> str | None:
+        if kept == len(page) and not more:
+            return None
+        return new_cursor(ctx, query_print, {"offset": offset + kept})
+
+    return answer_size.fit(
+        len(page),
+        lambda kept: formats.sessions(page[:kept], cursor_after(kept), label),
+        args.max_tokens,
+        lambda kept: _cursor_cut(len(page) - kept, "sessions", "mem-history"),
+    )
 
 
 def _around(args: HistoryArgs, ctx: ToolContext, anchor_id: int) -> str:
@@ -218,7 +248,12 @@ def _around(args: HistoryArgs, ctx: ToolContext, anchor_id: int) -> str:
         after=args.depthAfter,
         owner=owner_of(ctx),
     )
-    return formats.around(view)
+    return answer_size.fit_around(view, formats.around, args.max_tokens, HISTORY_CALL)
+
+
+HISTORY_CALL: Final = AroundCall(
+    tool="mem-history", before="depthBefore", after="depthAfter", noun="observations"
+)
 
 
 class GetArgs(ToolArgs):
@@ -229,6 +264,7 @@ class GetArgs(ToolArgs):
         default=False, description="Add each observation's revision lineage."
     )
     limit: int = Field(default=10, ge=1, le=50, description="Max returned 1..50.")
+    max_tokens: MaxTokensArg = None
 
 
 def mem_get(args: GetArgs, ctx: ToolContext) -> str:
@@ -247,7 +283,20 @@ def mem_get(args: GetArgs, ctx: ToolContext) -> str:
         line = revisions.lineage(session=ctx.session, memory_id=memory_id)
         newer = _newer_in(line, memory_id)
         blocks.append(formats.record(record, newer, line if args.includeHistory else None))
-    return formats.records(blocks, missing, len(present) - len(shown))
+    by_limit = len(present) - len(shown)
+    if not blocks:
+        return formats.records(blocks, missing, by_limit)
+
+    def cut(kept: int) -> Cut:
+        fetch = f"call mem-get with ids={answer_size.id_list(shown[kept:])}"
+        return Cut(len(shown) - kept, "observations", fetch)
+
+    return answer_size.fit(
+        len(blocks),
+        lambda kept: formats.records(blocks[:kept], missing, by_limit),
+        args.max_tokens,
+        cut,
+    )
 
 
 def _newer_in(line: list[revisions.LineageEntry], memory_id: int) -> int | None:
