@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from aletheia_hub.clock import clock_time, day, iso_ms, minute
+from aletheia_hub.code_marks import CodeMark, mark_line
 from aletheia_hub.mcp.recalled import TAG_NAME, escape_recalled_json
 from aletheia_hub.mcp.recalled import escape_recalled as escape_recalled
 from aletheia_hub.store.context import SessionContext
@@ -22,6 +23,8 @@ from aletheia_hub.token_budget import (
 
 # The tool name a tool set's texts use for a canonical operation (ToolContext.name).
 ToolName = Callable[[str], str]
+# Marks on memories about code, by memory id (code_marks).
+Marks = Mapping[int, CodeMark]
 
 MEMORY_TAG: Final = TAG_NAME
 NEIGHBOUR_CHARS: Final = 300  # of a neighbour's text, on its one line under a memory
@@ -55,6 +58,13 @@ def unwrap_recalled(text: str) -> str:
     return text
 
 
+def marked(line: str, marks: Marks | None, memory_id: int) -> str:
+    """A memory's line, with its code mark on an indented line of its own under it: a reader
+    of hit lines sees the same lines as before."""
+    mark = marks.get(memory_id) if marks else None
+    return line if mark is None else f"{line}\n{mark_line(mark)}"
+
+
 def one_line(text: str) -> str:
     return escape_recalled(" ".join(text.split()))
 
@@ -65,11 +75,13 @@ def saved_memory(memory_id: int, project: str, created: bool) -> str:
     return f"Already saved as #{memory_id}."
 
 
-def observation(record: MemoryRecord, around: Sequence[MemoryRecord] = ()) -> str:
+def observation(
+    record: MemoryRecord, around: Sequence[MemoryRecord] = (), marks: Marks | None = None
+) -> str:
     """The full text of one memory, as get_observations shows it, and one line for each of
     its neighbours (`around`) when asked."""
     lines = [
-        f"#{record.id} [{record.type}] {one_line(record.title)}",
+        marked(f"#{record.id} [{record.type}] {one_line(record.title)}", marks, record.id),
         f"{one_line(record.project)} · {iso_ms(record.created_at_ms)} · "
         f"source: {one_line(record.tool)}",
         escape_recalled(record.text),
@@ -88,9 +100,11 @@ def observation(record: MemoryRecord, around: Sequence[MemoryRecord] = ()) -> st
 
 
 def observations(
-    records: Iterable[MemoryRecord], around: Mapping[int, Sequence[MemoryRecord]] | None = None
+    records: Iterable[MemoryRecord],
+    around: Mapping[int, Sequence[MemoryRecord]] | None = None,
+    marks: Marks | None = None,
 ) -> str:
-    blocks = [observation(record, (around or {}).get(record.id, ())) for record in records]
+    blocks = [observation(record, (around or {}).get(record.id, ()), marks) for record in records]
     if not blocks:
         return "No memories found for those ids."
     return wrap_recalled("\n---\n".join(blocks))
@@ -120,9 +134,11 @@ def fact_line(fact: FactHit) -> str:
     )
 
 
-def search_results(result: SearchResult, note: str | None = None) -> str:
+def search_results(
+    result: SearchResult, note: str | None = None, marks: Marks | None = None
+) -> str:
     lines = [fact_line(fact) for fact in result.facts]
-    lines += [index_line(hit) for hit in result.memories]
+    lines += [marked(index_line(hit), marks, hit.id) for hit in result.memories]
     if result.ignored_common:
         lines.append(f"(ignored as too common: {', '.join(result.ignored_common)})")
     if note:
@@ -134,9 +150,10 @@ def no_matches(reason: str, note: str | None = None) -> str:
     return f"No matches. {reason}" + (f" {note}" if note else "")
 
 
-def timeline(view: Timeline) -> str:
+def timeline(view: Timeline, marks: Marks | None = None) -> str:
     def line(hit: MemoryHit, marker: str) -> str:
-        return f"{marker} #{hit.id} {minute(hit.created_at_ms)} [{hit.type}] {one_line(hit.title)}"
+        text = f"{marker} #{hit.id} {minute(hit.created_at_ms)} [{hit.type}] {one_line(hit.title)}"
+        return marked(text, marks, hit.id)
 
     lines = [line(hit, " ") for hit in view.before]
     lines.append(line(view.anchor, "→"))
@@ -290,9 +307,12 @@ _LEFT_OUT_NAMES: Final = {
 }
 
 
-def _context_items(context: SessionContext) -> dict[str, list[_ContextItem]]:
+def _context_items(context: SessionContext, marks: Marks | None) -> dict[str, list[_ContextItem]]:
     return {
-        "## Pinned": [_ContextItem("## Pinned", context_item(hit)) for hit in context.pinned],
+        "## Pinned": [
+            _ContextItem("## Pinned", marked(context_item(hit), marks, hit.id))
+            for hit in context.pinned
+        ],
         "## Last sessions": [
             _ContextItem(
                 "## Last sessions",
@@ -302,7 +322,11 @@ def _context_items(context: SessionContext) -> dict[str, list[_ContextItem]]:
             for item in context.sessions
         ],
         "## Recent": [
-            _ContextItem("## Recent", context_item(hit), f"### {day(hit.created_at_ms)}")
+            _ContextItem(
+                "## Recent",
+                marked(context_item(hit), marks, hit.id),
+                f"### {day(hit.created_at_ms)}",
+            )
             for hit in context.recent
         ],
         "## Recent requests": [
@@ -349,13 +373,16 @@ def _fit_to_budget(
 
 
 def session_context(
-    context: SessionContext, name: ToolName, budget_tokens: int = DEFAULT_CONTEXT_TOKENS
+    context: SessionContext,
+    name: ToolName,
+    budget_tokens: int = DEFAULT_CONTEXT_TOKENS,
+    marks: Marks | None = None,
 ) -> str:
     """The session-start block within `budget_tokens` (estimated): pinned memories, rules,
     facts, the last sessions' digests (at most half of it), requests, then recent memories, in
     that priority. Cut at item boundaries; the last line says what was left out."""
     title = f"# Memory for {one_line(context.project)}"
-    sections = _context_items(context)
+    sections = _context_items(context, marks)
     overhead = len(wrap_recalled("")) + _ECONOMICS_CHARS
     budget = budget_chars(budget_tokens) - len(title) - overhead
     kept, left_out = _fit_to_budget(sections, budget)

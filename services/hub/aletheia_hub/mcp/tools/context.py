@@ -4,6 +4,7 @@ from pydantic import Field
 
 from aletheia_hub.mcp import formats
 from aletheia_hub.mcp.context import ToolContext
+from aletheia_hub.mcp.recall_marks import marked_context
 from aletheia_hub.mcp.registry import Tool
 from aletheia_hub.mcp.tools.common import ProjectArg, ToolArgs
 from aletheia_hub.store.context import gather_context
@@ -21,7 +22,8 @@ def session_start_context(args: SessionStartArgs, ctx: ToolContext) -> str:
         limit=args.limit,
         owner=ctx.principal.token_id,
     )
-    return formats.session_context(context, ctx.name, ctx.context_tokens)
+    context, marks = marked_context(ctx, context)
+    return formats.session_context(context, ctx.name, ctx.context_tokens, marks)
 
 
 SESSION_START_CONTEXT = Tool(

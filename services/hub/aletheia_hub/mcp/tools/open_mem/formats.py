@@ -7,7 +7,9 @@ from typing import Final
 
 from aletheia_hub.clock import day, iso_ms
 from aletheia_hub.mcp.formats import (
+    Marks,
     escape_recalled,
+    marked,
     one_line,
     with_redactions,
     wrap_recalled,
@@ -127,10 +129,11 @@ def found(
     extras: FindExtras,
     next_cursor: str | None,
     note: str | None,
+    marks: Marks | None = None,
 ) -> str:
     lines: list[str] = []
     for hit in hits:
-        lines.append(hit_line(hit))
+        lines.append(marked(hit_line(hit), marks, hit.id))
         if extras.snippets is not None and hit.id in extras.snippets:
             lines.append(f"  snippet: {one_line(extras.snippets[hit.id])}")
         if extras.scores is not None:
@@ -189,20 +192,23 @@ def snippet(text: str, words: Sequence[str]) -> str:
 
 
 def sessions(
-    histories: Sequence[SessionHistory], next_cursor: str | None, label: Callable[[str], str]
+    histories: Sequence[SessionHistory],
+    next_cursor: str | None,
+    label: Callable[[str], str],
+    marks: Marks | None = None,
 ) -> str:
     """Sessions and their observations; `label` names a session (another caller's session id
     is never shown)."""
     if not histories:
         return "No sessions with observations yet."
-    blocks = [_session_block(history, label(history.session_id)) for history in histories]
+    blocks = [_session_block(history, label(history.session_id), marks) for history in histories]
     text = wrap_recalled("\n\n".join(blocks))
     if next_cursor is not None:
         text += f"\nnextCursor: {next_cursor}"
     return text
 
 
-def _session_block(history: SessionHistory, name: str) -> str:
+def _session_block(history: SessionHistory, name: str, marks: Marks | None) -> str:
     count = history.total
     noun = "observation" if count == 1 else "observations"
     shown = f", the latest {len(history.memories)} shown" if len(history.memories) < count else ""
@@ -210,17 +216,19 @@ def _session_block(history: SessionHistory, name: str) -> str:
         f"Session {name} · {iso_ms(history.first_at_ms)} to "
         f"{iso_ms(history.last_at_ms)} · {count} {noun}{shown}"
     )
-    return "\n".join([head, *(f"  {hit_line(hit)}" for hit in history.memories)])
+    return "\n".join(
+        [head, *(marked(f"  {hit_line(hit)}", marks, hit.id) for hit in history.memories)]
+    )
 
 
 def no_session(session_id: str) -> str:
     return f'No observations in session "{one_line(session_id)}".'
 
 
-def around(view: Timeline) -> str:
-    lines = [f"  {hit_line(hit)}" for hit in view.before]
-    lines.append(f"> {hit_line(view.anchor)}")
-    lines += [f"  {hit_line(hit)}" for hit in view.after]
+def around(view: Timeline, marks: Marks | None = None) -> str:
+    lines = [marked(f"  {hit_line(hit)}", marks, hit.id) for hit in view.before]
+    lines.append(marked(f"> {hit_line(view.anchor)}", marks, view.anchor.id))
+    lines += [marked(f"  {hit_line(hit)}", marks, hit.id) for hit in view.after]
     return wrap_recalled("\n".join(lines))
 
 
@@ -232,10 +240,11 @@ def record(
     memory: MemoryRecord,
     newer: int | None,
     history: Sequence[LineageEntry] | None,
+    marks: Marks | None = None,
 ) -> str:
     """The full observation, as mem-get shows it."""
     lines = [
-        f"{obs(memory.id)} [{memory.type}] {one_line(memory.title)}",
+        marked(f"{obs(memory.id)} [{memory.type}] {one_line(memory.title)}", marks, memory.id),
         f"{one_line(memory.project)} · {iso_ms(memory.created_at_ms)} · "
         f"source: {one_line(memory.tool)} · importance {memory.importance} · "
         f"scope {memory.scope}",
