@@ -158,17 +158,24 @@ def test_a_captured_command_reads_whole_and_deletes_with_the_form(
     assert items_of(http.get("/capture", params={"kind": "command", "project": "shop"}).text) == []
 
 
-def test_a_digest_is_not_deleted_here_but_links_to_its_memory(
+def test_a_digest_is_read_here_and_deleting_it_dismisses_its_memory(
     http: TestClient, settings: Settings
 ) -> None:
     seed_work(settings)
     text = http.get("/capture", params={"kind": "digest"}).text
     (item,) = items_of(text)
     memory_id = item.split("/")[1]
-    assert f'<a href="/memories/{memory_id}">' in text
+    assert f'<a href="/capture/{item}">' in text
+    read = http.get(f"/capture/{item}").text
+    assert "Fixed: test_upload_retry" in read and f'<a href="/memories/{memory_id}">' in read
     token = csrf_of(http, "/capture")
-    assert http.post(f"/capture/{item}/delete", data={"csrf": token}).status_code == 400
-    assert http.get(f"/memories/{memory_id}").status_code == 200
+    done = http.post(f"/capture/{item}/delete", data={"csrf": token}, follow_redirects=False)
+    assert done.status_code == 303
+    assert items_of(http.get("/capture", params={"kind": "digest"}).text) == []
+    memory = http.get(f"/memories/{memory_id}").text  # dismissed, with its trail: restorable
+    assert "Deleted from Capture." in memory and "Restore" in memory
+    again = http.post(f"/capture/{item}/delete", data={"csrf": token})
+    assert again.status_code == 404
 
 
 def test_a_token_limited_to_billing_neither_sees_nor_deletes_shops_capture(

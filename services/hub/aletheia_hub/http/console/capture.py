@@ -5,6 +5,7 @@ from typing import Annotated, Final
 
 from fastapi import APIRouter, Form, Path, Query, Request
 from fastapi.responses import Response
+from sqlmodel import Session
 
 from aletheia_hub import auth
 from aletheia_hub.clock import now_ms
@@ -24,12 +25,14 @@ from aletheia_hub.store.captured_items import (
     list_captured,
 )
 from aletheia_hub.store.db import Database
+from aletheia_hub.store.dismissals import set_dismissed
 from aletheia_hub.store.episodes import capture_usage
 from aletheia_hub.store.projects import known_projects
 from aletheia_hub.store.work_reads import work_usage
 
 router = APIRouter()
 PAGE_SIZE: Final = 50
+CONSOLE_TOOL: Final = "console"
 ItemId = Annotated[int, Path(ge=1, le=2**62)]
 
 
@@ -124,13 +127,30 @@ def delete_item(
 ) -> Response:
     check_form(viewer, csrf)
     chosen = _item_kind(kind)
-    if chosen == "digest":
-        raise Refused(400, "A digest is a memory: dismiss it from its memory page.")
     db: Database = request.app.state.db
     with db.write_session() as session:
-        deleted = delete_captured(
-            session=session, projects=viewer.principal.projects, kind=chosen, item_id=item_id
-        )
+        if chosen == "digest":
+            deleted = _dismiss_digest(session, viewer, item_id)
+        else:
+            deleted = delete_captured(
+                session=session, projects=viewer.principal.projects, kind=chosen, item_id=item_id
+            )
     if not deleted:
         raise Refused(404, f"No captured {kind} #{item_id}.")
     return see_other("/capture")
+
+
+def _dismiss_digest(session: Session, viewer: Viewer, item_id: int) -> bool:
+    """A digest is a memory: deleting it dismisses it, with its trail, so that its memory
+    page can still restore it."""
+    found = captured_item(session=session, where=_filter(viewer), kind="digest", item_id=item_id)
+    if found is None:
+        return False
+    return set_dismissed(
+        session=session,
+        item_type="memory",
+        item_id=item_id,
+        dismissed=True,
+        reason="Deleted from Capture.",
+        tool=CONSOLE_TOOL,
+    )
