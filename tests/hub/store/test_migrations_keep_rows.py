@@ -515,6 +515,32 @@ ROWS: Final[dict[str, list[Row]]] = {
             "last_seen_at_ms": 0,
         },
     ],
+    # A merge in effect with two merged memories, and an undone one with every name empty.
+    "memory_merges": [
+        {
+            "id": 1,
+            "project": "shop",
+            "kept_id": 1,
+            "revision_id": 3,
+            "tool": "cli",
+            "merged_at_ms": 5,
+            "undone_at_ms": None,
+        },
+        {
+            "id": 2,
+            "project": "",
+            "kept_id": 2,
+            "revision_id": 4,
+            "tool": "",
+            "merged_at_ms": 0,
+            "undone_at_ms": 6,
+        },
+    ],
+    "memory_merge_parts": [
+        {"merge_id": 1, "memory_id": 2},
+        {"merge_id": 1, "memory_id": 5},
+        {"merge_id": 2, "memory_id": 1},
+    ],
     # SQLite's search index (FTS5, by rowid); PostgreSQL keeps search_vector columns instead.
     "memories_fts": [
         {"rowid": 1, "project_term": "pshop", "title": "pnpm", "body": "moved", "files": "pkg"},

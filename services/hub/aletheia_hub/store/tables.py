@@ -18,6 +18,8 @@ from aletheia_hub.store.models import (
     McpSession,
     Memory,
     MemoryFile,
+    MemoryMerge,
+    MemoryMergePart,
     ProjectFolder,
     Rule,
     StoreMeta,
@@ -51,3 +53,5 @@ EMBEDDING_CLAIMS: Final = _table_of(EmbeddingClaim)
 BROWSER_SESSIONS: Final = _table_of(BrowserSession)
 PROJECT_FOLDERS: Final = _table_of(ProjectFolder)
 WORK_EVENTS: Final = _table_of(WorkEvent)
+MEMORY_MERGES: Final = _table_of(MemoryMerge)
+MEMORY_MERGE_PARTS: Final = _table_of(MemoryMergePart)

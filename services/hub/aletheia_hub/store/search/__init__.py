@@ -17,10 +17,12 @@ if TYPE_CHECKING:
     from aletheia_hub.store.search.filters import date_order, hit_columns, memory_filters
     from aletheia_hub.store.search.fusion import FusedScore
     from aletheia_hub.store.search.hybrid import HybridResult, Mode
+    from aletheia_hub.store.search.meaning import Meaning
     from aletheia_hub.store.search.model import FactHit, MemoryHit, SearchQuery, SearchResult
     from aletheia_hub.store.search.neighbours import neighbours as memory_neighbours
     from aletheia_hub.store.search.neighbours import thread
     from aletheia_hub.store.search.service import SearchService
+    from aletheia_hub.store.search.similar import DEFAULT_THRESHOLD as SIMILAR_THRESHOLD
     from aletheia_hub.store.search.similar import SimilarMemory, similar_memories
     from aletheia_hub.store.search.terms import query_terms
     from aletheia_hub.store.search.vectors import VectorSearch, VectorStore, open_vector_search
@@ -37,6 +39,7 @@ _HOMES: Final = MappingProxyType(
         "FusedScore": ("fusion", "FusedScore"),
         "HybridResult": ("hybrid", "HybridResult"),
         "Mode": ("hybrid", "Mode"),
+        "Meaning": ("meaning", "Meaning"),
         "FactHit": ("model", "FactHit"),
         "MemoryHit": ("model", "MemoryHit"),
         "SearchQuery": ("model", "SearchQuery"),
@@ -45,6 +48,7 @@ _HOMES: Final = MappingProxyType(
         "memory_neighbours": ("neighbours", "neighbours"),
         "thread": ("neighbours", "thread"),
         "SearchService": ("service", "SearchService"),
+        "SIMILAR_THRESHOLD": ("similar", "DEFAULT_THRESHOLD"),
         "SimilarMemory": ("similar", "SimilarMemory"),
         "similar_memories": ("similar", "similar_memories"),
         "query_terms": ("terms", "query_terms"),
@@ -55,9 +59,11 @@ _HOMES: Final = MappingProxyType(
 )
 
 __all__ = (
+    "SIMILAR_THRESHOLD",
     "FactHit",
     "FusedScore",
     "HybridResult",
+    "Meaning",
     "MemoryHit",
     "Mode",
     "SearchQuery",
