@@ -1,8 +1,20 @@
 """A memory keeps the git commit, branch and file blobs it was saved with; a revision keeps
 them unless it brings new ones; on SQLite and PostgreSQL alike."""
 
+import json
+
+import pytest
+
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.memories import CodeState, MemoryRecord, get_memories, save_memory
+from aletheia_hub.store.portable import (
+    PayloadError,
+    build_document,
+    dump_document,
+    import_document,
+    parse_document,
+)
+from aletheia_hub.store.portable.document import GIT_FIELDS
 from aletheia_hub.store.revisions import RevisionChange, revise_memory
 
 COMMIT = "1" * 40
@@ -96,3 +108,52 @@ def test_a_revision_keeps_the_saved_state_unless_it_reads_new_blobs(store_db: Da
     record = read(store_db, reread)
     assert (record.git_commit, record.git_branch) == (LATER, "feature-x")
     assert record.file_blobs == (("src/up.py", NEW_BLOB),)
+
+
+def test_export_and_import_carry_the_git_state_and_omit_it_where_there_is_none(
+    store_db: Database,
+) -> None:
+    code = CodeState(COMMIT, "feature-x", (("src/up.py", BLOB),))
+    with_git = save(store_db, "up.py retries", ["src/up.py", "README"], code)
+    save(store_db, "no checkout", [], None)
+    with store_db.read_session() as session:
+        dumped = dump_document(build_document(session=session, project="shop"))
+    observations = {o["narrative"]: o for o in json.loads(dumped)["observations"]}
+    assert "gitCommit" not in observations["no checkout"]
+    assert "fileBlobs" not in observations["no checkout"]
+    assert {key: observations["up.py retries"][key] for key in GIT_FIELDS} == {
+        "gitCommit": COMMIT,
+        "gitBranch": "feature-x",
+        "fileBlobs": {"src/up.py": BLOB},
+    }
+    with store_db.write_session() as session:
+        import_document(
+            session=session,
+            document=parse_document(dumped),
+            mode="skip",
+            project="copy",
+            tool="test",
+        )
+    with store_db.read_session() as session:
+        [copied] = [
+            record
+            for record in get_memories(session=session, ids=range(with_git, with_git + 10))
+            if record.project == "copy" and record.text == "up.py retries"
+        ]
+    assert (copied.git_commit, copied.git_branch) == (COMMIT, "feature-x")
+    assert copied.file_blobs == (("README", None), ("src/up.py", BLOB))
+
+
+def test_an_import_refuses_a_malformed_blob() -> None:
+    document = {
+        "format": "aletheia-export",
+        "version": 1,
+        "exportedAt": "2026-12-01",
+        "project": "shop",
+        "observations": [
+            {"id": "obs-1", "title": "t", "narrative": "n", "createdAtMs": 1,
+             "fileBlobs": {"a.py": "not-a-blob"}}
+        ],
+    }  # fmt: skip
+    with pytest.raises(PayloadError, match=r"observations\.0\.fileBlobs"):
+        parse_document(json.dumps(document))

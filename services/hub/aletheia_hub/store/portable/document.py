@@ -48,6 +48,9 @@ ObsId = Annotated[str, AfterValidator(_observation_id)]
 Ms = Annotated[int, Field(ge=0, le=2**53)]
 Text = Annotated[str, Field(max_length=100_000)]
 Name = Annotated[str, Field(min_length=1, max_length=200)]
+GIT_ID: Final = r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$"  # a SHA-1 or SHA-256 object id
+GitId = Annotated[str, Field(pattern=GIT_ID)]
+GIT_FIELDS: Final = ("gitCommit", "gitBranch", "fileBlobs")
 # A summary is a session's digest, written by the hub from captured work.
 MemoryType = Literal[
     "decision", "gotcha", "bugfix", "feature", "refactor", "change", "discovery", "note", "summary"
@@ -97,6 +100,11 @@ class Observation(Part):
     superseded_at_ms: Ms | None = None
     revision_reason: Text | None = None
     removed_at_ms: Ms | None = None
+    # The caller's checkout when saved (written only for a memory that kept it): HEAD's
+    # commit and branch, and the blob each of its files had then.
+    git_commit: Annotated[str, Field(pattern=GIT_ID)] | None = None
+    git_branch: Annotated[str, Field(min_length=1, max_length=255)] | None = None
+    file_blobs: dict[Annotated[str, Field(min_length=1, max_length=1000)], GitId] = {}
 
 
 class Tombstone(Part):

@@ -10,6 +10,7 @@ from sqlmodel import Session
 from aletheia_hub.clock import iso_ms, now_ms
 from aletheia_hub.store.memories import concepts_of
 from aletheia_hub.store.portable.document import (
+    GIT_FIELDS,
     Document,
     FactEntry,
     Filter,
@@ -63,8 +64,14 @@ def build_document(
 
 
 def dump_document(document: Document) -> str:
-    """The document as JSON text, keys in camelCase, readable and stable."""
-    return json.dumps(document.model_dump(mode="json", by_alias=True), ensure_ascii=False, indent=2)
+    """The document as JSON text, keys in camelCase, readable and stable. An observation
+    saved outside git carries no git fields, as documents written before they existed."""
+    dumped = document.model_dump(mode="json", by_alias=True)
+    for observation in dumped["observations"]:
+        if not any(observation[field] for field in GIT_FIELDS):
+            for field in GIT_FIELDS:
+                del observation[field]
+    return json.dumps(dumped, ensure_ascii=False, indent=2)
 
 
 def readable_by(viewer: Viewer | None) -> ColumnElement[bool]:
@@ -94,15 +101,16 @@ def _memory_rows(
     return list(session.execute(query.order_by(MEMORIES.c.created_at_ms, MEMORIES.c.id)).all())
 
 
-def _files(session: Session, ids: Sequence[int]) -> dict[int, list[str]]:
-    found: dict[int, list[str]] = {}
+def _files(session: Session, ids: Sequence[int]) -> dict[int, list[tuple[str, str | None]]]:
+    """Each memory's files by path, with the blob each had when saved (None: not read)."""
+    found: dict[int, list[tuple[str, str | None]]] = {}
     for chunk in _chunks(ids):
-        for memory_id, path in session.execute(
-            select(MEMORY_FILES.c.memory_id, MEMORY_FILES.c.path)
+        for memory_id, path, blob in session.execute(
+            select(MEMORY_FILES.c.memory_id, MEMORY_FILES.c.path, MEMORY_FILES.c.blob)
             .where(MEMORY_FILES.c.memory_id.in_(chunk))
             .order_by(MEMORY_FILES.c.path)
         ):
-            found.setdefault(memory_id, []).append(path)
+            found.setdefault(memory_id, []).append((path, blob))
     return found
 
 
@@ -110,7 +118,9 @@ def _as_stored(session_id: str) -> str:
     return session_id
 
 
-def _observation(row: Any, files: list[str], label: Callable[[str], str]) -> Observation:
+def _observation(
+    row: Any, files: list[tuple[str, str | None]], label: Callable[[str], str]
+) -> Observation:
     return Observation(
         id=f"obs-{row.id}",
         title=row.title,
@@ -125,11 +135,14 @@ def _observation(row: Any, files: list[str], label: Callable[[str], str]) -> Obs
         owner=row.owner,
         importance=row.importance,
         concepts=list(concepts_of(row.concepts_json)),
-        files=files,
+        files=[path for path, _ in files],
         revision_of=None if row.revision_of is None else f"obs-{row.revision_of}",
         superseded_at_ms=row.superseded_at_ms,
         revision_reason=row.revision_reason,
         removed_at_ms=row.dismissed_at_ms,
+        git_commit=row.git_commit,
+        git_branch=row.git_branch,
+        file_blobs={path: blob for path, blob in files if blob is not None},
     )
 
 

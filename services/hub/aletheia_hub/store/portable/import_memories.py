@@ -7,6 +7,7 @@ from dataclasses import replace
 from aletheia_hub.clock import now_ms
 from aletheia_hub.store.memory_rows import (
     CleanMemory,
+    CodeState,
     MemoryDraft,
     clean_memory,
     content_hash,
@@ -66,6 +67,7 @@ def _draft(run: ImportRun, obs: Observation) -> CleanMemory:
             created_at_ms=obs.created_at_ms,
             dismissed_at_ms=obs.removed_at_ms,
             revision_reason=obs.revision_reason,
+            code=CodeState(obs.git_commit, obs.git_branch, tuple(obs.file_blobs.items())),
         )
     )
 
