@@ -12,7 +12,16 @@ import httpx
 from tests.browser.conftest import API_KEY, Hub, shot, sign_in
 from tests.helpers import McpHttpClient
 
-NAVIGATION: Final = ["Overview", "Memories", "Facts", "Rules", "Work state", "Capture", "Audit"]
+NAVIGATION: Final = [
+    "Overview",
+    "Memories",
+    "Consolidate",
+    "Facts",
+    "Rules",
+    "Work state",
+    "Capture",
+    "Audit",
+]
 SAVED: Final = 25  # with the two the hub was seeded with: two pages of 20
 LATENCY: Final = re.compile(r"p50 [\d.]+ ms · p90 [\d.]+ ms · p99 [\d.]+ ms")
 
@@ -108,7 +117,7 @@ def test_the_overview_latency_card_shows_measured_percentiles(page: Any, main_hu
     card = page.locator(".tile", has_text="search latency")
     assert LATENCY.fullmatch(card.locator(".figure").inner_text().strip())
     assert "≤" not in card.inner_text()
-    searches = re.search(r"measured over the last (\d+) searches", card.inner_text())
+    searches = re.search(r"over (\d+) searches in the last week", card.inner_text())
     assert searches is not None and int(searches.group(1)) >= 5
     assert page.locator("section#latency svg").count() == 1
     shot(page, "overview-latency")

@@ -1,10 +1,13 @@
-"""The console's pictures in real headless Chromium, under the console's own
-Content-Security-Policy: memories saved per day, tool calls per host and tool, search latency
-per minute, and a subject's facts timeline. The app runs in-process (Chromium's requests are
-answered by a TestClient) so that the data can span days and minutes; a screenshot of each
-picture goes to test-artifacts/console/."""
+"""The console in real headless Chromium, under its own Content-Security-Policy: memories saved
+per day, tool calls per host and tool, search latency over a day, and a subject's facts
+timeline; then every page at 1280 and at 420 pixels wide, each screenshot, none wider than the
+window, with its totals and no time axis naming a moment twice. The app runs in-process
+(Chromium's requests are answered by a TestClient) so that the data can span days and minutes;
+the pictures go to test-artifacts/console/, the pages to the test's temporary folder."""
 
+import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -15,8 +18,8 @@ from sqlalchemy import update
 
 from aletheia_hub.app import create_app
 from aletheia_hub.clock import DAY_MS, now_ms
-from aletheia_hub.metrics import Metrics
 from aletheia_hub.settings import Settings
+from aletheia_hub.store import audit
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.facts import FactInput
 from aletheia_hub.store.memories import save_memory
@@ -77,8 +80,9 @@ def _backdate(session: Any, memory_id: int, at_ms: int) -> None:
     session.execute(update(MEMORIES).where(MEMORIES.c.id == memory_id).values(created_at_ms=at_ms))
 
 
-def record_activity(client: TestClient) -> None:
-    """Tool calls from three hosts, and searches over the last half hour."""
+def record_activity(client: TestClient, db: Database) -> None:
+    """Tool calls from three hosts, and searches every half hour of the last 20 hours as the
+    audit log keeps them, each with how long it took."""
     for host, searches in (("claude-code", 6), ("cursor", 3), ("codex", 1)):
         mcp = McpHttpClient(client, project="shop", tool=host)
         mcp.initialize()
@@ -86,13 +90,24 @@ def record_activity(client: TestClient) -> None:
             mcp.text("search", {"query": "checkout"})
         mcp.text("list_rules")
     mcp.text("save_memory", {"text": "The checkout deploys on fly.io"})
-    recorder: Metrics = client.app.state.metrics  # type: ignore[attr-defined]
-    start = now_ms() - 30 * 60_000
-    for minute in range(0, 30, 2):
-        for index in range(5):
-            millis = 3 + (minute % 7) + index * (2 + minute % 3) + (25 if minute == 16 else 0)
-            at_ms = start + minute * 60_000 + index * 1000
-            recorder.observe_request(millis / 1000, method="tools/call", tool="search", at_ms=at_ms)
+    prompt = {"request": "Fix the checkout total", "project": "shop", "tool": "claude-code"}
+    assert client.post("/api/requests", json=prompt).status_code in (200, 201)
+    start = now_ms() - 20 * 3_600_000
+    with db.driver_write() as connection:
+        for half_hour in range(40):
+            for index in range(5):
+                millis = 3 + (half_hour % 7) + index * (2 + half_hour % 3)
+                row = audit.CallRow(
+                    at_ms=start + half_hour * 1_800_000 + index * 1000,
+                    token_id=None,
+                    tool="mem-find",
+                    operation="search",
+                    project="shop",
+                    result="ok",
+                    host="opencode",
+                    duration_us=(millis + (25 if half_hour == 16 else 0)) * 1000,
+                )
+                audit.record_call(connection=connection, row=row)
 
 
 @pytest.fixture(scope="module")
@@ -108,17 +123,17 @@ def console(
     db = Database(settings.resolved_database_url())
     try:
         seed_history(db)
+        with TestClient(create_app(settings), base_url="http://127.0.0.1") as client:
+            record_activity(client, db)
+            yield client
     finally:
         db.dispose()
-    with TestClient(create_app(settings), base_url="http://127.0.0.1") as client:
-        record_activity(client)
-        yield client
 
 
-@pytest.fixture
-def page(browser: Any, console: TestClient) -> Iterator[Any]:
+@contextmanager
+def console_page(browser: Any, console: TestClient, width: int = 1200) -> Iterator[Any]:
     """A page whose requests to ORIGIN the in-process app answers, headers (CSP) and all."""
-    context = browser.new_context(viewport={"width": 1200, "height": 800})
+    context = browser.new_context(viewport={"width": width, "height": 800})
     context.set_default_timeout(5000)
     page = context.new_page()
     problems: list[str] = []
@@ -141,6 +156,12 @@ def page(browser: Any, console: TestClient) -> Iterator[Any]:
         context.close()
 
 
+@pytest.fixture
+def page(browser: Any, console: TestClient) -> Iterator[Any]:
+    with console_page(browser, console) as opened:
+        yield opened
+
+
 def picture(page: Any, section: str, name: str) -> Any:
     """The chart of a section, seen: drawn wide enough, and screenshot."""
     element = page.locator(f"{section} svg.chart").first
@@ -158,13 +179,15 @@ def test_the_overview_draws_its_pictures_under_the_content_security_policy(page:
     assert sorted(legend) == sorted(PROJECTS)  # markup in a project's name is text
     calls = picture(page, "#calls", "picture-calls")
     hosts, tools = page.locator("#calls svg.chart").all()
-    assert hosts.locator("text.label").all_text_contents() == ["claude-code", "cursor", "codex"]
+    named = hosts.locator("text.label").all_text_contents()
+    assert named == ["opencode", "claude-code", "cursor", "codex"]
     named = tools.locator("text.label").all_text_contents()
-    assert named == ["search", "list_rules", "save_memory"]
-    assert calls.locator("rect.bar").count() == 3
+    assert named == ["mem-find", "search", "list_rules", "save_memory"]
+    assert calls.locator("rect.bar").count() == 4
+    page.goto(f"{ORIGIN}/?window=day")
     latency = picture(page, "#latency", "picture-search-latency")
     assert latency.locator("polyline").count() == 2
-    assert latency.locator("circle").count() >= 30  # 15 minutes measured, two lines
+    assert latency.locator("circle").count() >= 60  # 40 quarter hours measured, two lines
     page.screenshot(path=str(ARTIFACTS / "overview-pictures.png"), full_page=True)
     # Chromium reports every refused style or script of the CSP on the console.
     assert page.problems == []
@@ -185,3 +208,60 @@ def test_the_facts_page_draws_what_was_true_when(page: Any) -> None:
     ]
     page.screenshot(path=str(ARTIFACTS / "facts-timeline.png"), full_page=True)
     assert page.problems == []
+
+
+PAGES: Final = (
+    "/",
+    "/?window=day",
+    "/?window=month",
+    "/memories",
+    "/memories/1",
+    "/facts",
+    "/facts?subject=checkout",
+    "/rules",
+    "/rules/write",
+    "/work",
+    "/capture",
+    "/capture/prompt/1",
+    "/audit",
+)
+# Per page: how much wider than the window the document is, and each chart's tick labels.
+MEASURE: Final = """() => ({
+    overflow: document.documentElement.scrollWidth - window.innerWidth,
+    ticks: [...document.querySelectorAll("svg.chart")].map(
+        (svg) => [...svg.querySelectorAll("text.tick")].map((tick) => tick.textContent)),
+})"""
+
+
+@pytest.mark.parametrize("width", [1280, 420])
+def test_every_page_fits_the_window_shows_its_totals_and_names_each_tick_once(
+    browser: Any, console: TestClient, tmp_path: Path, width: int
+) -> None:
+    problems: list[str] = []
+    with console_page(browser, console, width) as page:
+        for path in PAGES:
+            answer = page.goto(f"{ORIGIN}{path}")
+            assert answer.status == 200, path
+            name = re.sub(
+                r"[^a-z0-9]+", "-", "overview" + path[1:] if path[:2] in ("/", "/?") else path
+            )
+            page.screenshot(path=str(tmp_path / f"{name.strip('-')}-{width}.png"), full_page=True)
+            measured = page.evaluate(MEASURE)
+            if measured["overflow"] > 0:
+                problems.append(f"{path}: {measured['overflow']} px wider than {width}")
+            for ticks in measured["ticks"]:
+                named = [tick for tick in ticks if tick]
+                if len(set(named)) != len(named):
+                    problems.append(f"{path}: a tick named twice in {named}")
+        page.goto(f"{ORIGIN}/")
+        totals = page.locator("[data-total]").all_inner_texts()
+        assert [total.split("\n")[-1] for total in totals] == [
+            "memories",
+            "facts",
+            "work lists",
+            "captured item",
+            "enabled rules",
+        ], totals
+        assert page.locator("#per-project tfoot th").inner_text() == "Total"
+        assert page.problems == []
+    assert problems == []
