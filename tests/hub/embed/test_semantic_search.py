@@ -150,7 +150,7 @@ import time
 from fastapi.testclient import TestClient
 from aletheia_hub.app import create_app
 from aletheia_hub.settings import Settings
-from tests.helpers import McpHttpClient
+from tests.helpers import McpHttpClient, without_size_line
 settings = Settings(
     hub_db={str(tmp_path / "hub.db")!r}, data_dir={str(tmp_path)!r}, embedder="auto"
 )
@@ -162,7 +162,7 @@ with TestClient(create_app(settings), base_url="http://127.0.0.1") as http:
     mcp = McpHttpClient(http, "/mcp", project="shop", tool="tests")
     mcp.initialize()
     mcp.text("save_memory", {{"text": "Staging deploys need the VPN"}})
-    print(mcp.text("search", {{"query": "staging VPN"}}))
+    print(without_size_line(mcp.text("search", {{"query": "staging VPN"}})))
 """
     done = subprocess.run(
         [sys.executable, "-c", script],

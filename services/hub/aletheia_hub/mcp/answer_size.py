@@ -21,6 +21,12 @@ MAX_TOKENS_HELP: Final = (
     f"characters/{CHARS_PER_TOKEN:g}): whole items only, at least one; the last line says "
     "what was left out and how to fetch it. Default: no cut."
 )
+# The sentence each recall tool's description ends with.
+SIZE_LINE_HELP: Final = (
+    f'The last line, after the recalled block, starts "{SIZE_PREFIX}": the answer\'s estimated '
+    "tokens and, when max_tokens cut it, how many items were left out and the call that "
+    "fetches them. It is never a hit."
+)
 
 TokenCount = Annotated[int, Field(ge=MIN_MAX_TOKENS, le=MAX_MAX_TOKENS)]
 MaxTokensArg = Annotated[TokenCount | None, Field(default=None, description=MAX_TOKENS_HELP)]

@@ -6,7 +6,7 @@ from pydantic import Field
 
 from aletheia_hub import auth
 from aletheia_hub.mcp import answer_size, formats
-from aletheia_hub.mcp.answer_size import Cut, MaxTokensArg
+from aletheia_hub.mcp.answer_size import SIZE_LINE_HELP, Cut, MaxTokensArg
 from aletheia_hub.mcp.caller_checkout import code_state
 from aletheia_hub.mcp.context import ToolContext
 from aletheia_hub.mcp.errors import ToolError
@@ -208,7 +208,7 @@ GET_OBSERVATIONS = Tool(
     name="get_observations",
     description=(
         "Fetch full text by id: title, project, time, source, narrative, facts and files. "
-        "Pass every id in one call."
+        "Pass every id in one call. " + SIZE_LINE_HELP
     ),
     args=GetObservationsArgs,
     handler=get_observations,

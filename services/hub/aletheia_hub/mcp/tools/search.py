@@ -11,6 +11,7 @@ from aletheia_hub.mcp import answer_size, formats
 from aletheia_hub.mcp.answer_size import (
     MAX_MAX_TOKENS,
     MIN_MAX_TOKENS,
+    SIZE_LINE_HELP,
     AroundCall,
     Cut,
     MaxTokensArg,
@@ -110,7 +111,7 @@ def search(args: SearchArgs, ctx: ToolContext) -> str:
 
 def _fitted_results(args: SearchArgs, result: SearchResult, note: str | None) -> str:
     """The index within max_tokens: facts, then memories, in order; a cut memory comes back
-    with offset, a cut fact (facts come on a first page only) with a larger max_tokens."""
+    with offset, a cut fact with the larger max_tokens that shows every fact."""
     facts, hits = result.facts, result.memories
 
     def shown(kept: int) -> SearchResult:
@@ -225,7 +226,8 @@ SEARCH = Tool(
     description=(
         "Search memories and facts by words, or find memories by exact file path. Returns an "
         "index, one line per hit, matching facts first; then use timeline and get_observations. "
-        'An omitted project means the working directory\'s project; "*" means every project.'
+        'An omitted project means the working directory\'s project; "*" means every project. '
+        + SIZE_LINE_HELP
     ),
     args=SearchArgs,
     handler=search,
@@ -234,7 +236,8 @@ SEARCH = Tool(
 TIMELINE = Tool(
     name="timeline",
     description=(
-        "Show the memories before and after one memory, in time order, with an arrow on the anchor."
+        "Show the memories before and after one memory, in time order, with an arrow on the "
+        "anchor. " + SIZE_LINE_HELP
     ),
     args=TimelineArgs,
     handler=timeline,

@@ -9,7 +9,7 @@ from pydantic import Field
 from aletheia_hub.clock import now_ms
 from aletheia_hub.cursors import fingerprint
 from aletheia_hub.mcp import answer_size
-from aletheia_hub.mcp.answer_size import AroundCall, Cut, MaxTokensArg
+from aletheia_hub.mcp.answer_size import SIZE_LINE_HELP, AroundCall, Cut, MaxTokensArg
 from aletheia_hub.mcp.context import ToolContext
 from aletheia_hub.mcp.errors import ToolError
 from aletheia_hub.mcp.registry import Tool
@@ -310,7 +310,7 @@ MEM_FIND = Tool(
     description=(
         "Search observations using hybrid retrieval (keywords and meaning). Returns one line "
         "per hit with its obs-<n> id, and nextCursor when more exist. Then use mem-history "
-        "and mem-get."
+        "and mem-get. " + SIZE_LINE_HELP
     ),
     args=FindArgs,
     handler=mem_find,
@@ -320,7 +320,7 @@ MEM_HISTORY = Tool(
     name="mem-history",
     description=(
         "Browse recent sessions with their observations, one session (sessionId), or the "
-        "timeline around an anchor observation."
+        "timeline around an anchor observation. " + SIZE_LINE_HELP
     ),
     args=HistoryArgs,
     handler=mem_history,
@@ -330,7 +330,7 @@ MEM_GET = Tool(
     name="mem-get",
     description=(
         "Fetch full observation records by ids (obs-123, #123 or 123); includeHistory adds "
-        "the revision lineage. Pass every id in one call."
+        "the revision lineage. Pass every id in one call. " + SIZE_LINE_HELP
     ),
     args=GetArgs,
     handler=mem_get,
