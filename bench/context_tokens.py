@@ -1,6 +1,7 @@
 """How far the hub's token estimate (characters / ratio) is from a real tokenizer's count, on
 the texts the hub itself answers: session_start_context at several store sizes, search,
-timeline and get_observations, from a hub seeded with memories, rules and facts.
+timeline and get_observations (also cut by max_tokens), from a hub seeded with memories,
+rules and facts.
 
     .venv/bin/python bench/context_tokens.py --tokenizer PATH/tokenizer.json
 
@@ -95,6 +96,12 @@ def rendered(call: Call, rng: random.Random) -> Iterator[tuple[str, str]]:
             yield "search", call("search", {"query": query, "project": project})
         yield "timeline", call("timeline", {"anchor": ids[len(ids) // 2], "project": project})
         yield "get_observations", call("get_observations", {"ids": ids[:5]})
+        if size >= 30:  # cut by max_tokens: the real count should stay within the budget
+            query = " ".join(rng.sample(WORDS, 2))
+            budgeted = {"query": query, "project": project, "limit": 50, "max_tokens": 400}
+            yield "search, max_tokens 400", call("search", budgeted)
+            cut = {"ids": ids[:20], "max_tokens": 1000}
+            yield "get_observations, max_tokens 1000", call("get_observations", cut)
 
 
 def main() -> None:
@@ -113,13 +120,13 @@ def main() -> None:
                 real = len(tokenizer.encode(text, add_special_tokens=False).ids)
                 rows.append((kind, len(text), estimate_tokens(text), real))
     print(
-        f"{'answer':<28} {'chars':>6} {'estimate':>8} {'tokens':>7} {'error':>7} {'chars/tok':>9}"
+        f"{'answer':<33} {'chars':>6} {'estimate':>8} {'tokens':>7} {'error':>7} {'chars/tok':>9}"
     )
     errors = []
     for kind, chars, estimate, real in rows:
         error = (estimate - real) / real
         errors.append(error)
-        print(f"{kind:<28} {chars:>6} {estimate:>8} {real:>7} {error:>+7.1%} {chars / real:>9.2f}")
+        print(f"{kind:<33} {chars:>6} {estimate:>8} {real:>7} {error:>+7.1%} {chars / real:>9.2f}")
     print(
         f"{len(rows)} answers: mean error {mean(errors):+.1%}, mean |error| "
         f"{mean(abs(e) for e in errors):.1%}, max |error| {max(abs(e) for e in errors):.1%}; "
