@@ -1,5 +1,6 @@
-"""The hub's counters and latency histograms, rendered in the Prometheus text format, and the
-latest latencies of each series, which the console measures percentiles from.
+"""The hub's counters and latency histograms, rendered in the Prometheus text format. The
+console reads what it draws from the store (the audit log keeps each call's host and duration),
+so nothing here is kept for it.
 
 Transport-free and thread-safe: the call pipeline (mcp/pipeline.py) records, /metrics renders.
 One registry per app (no global state), so each test sees only its own calls.
@@ -7,14 +8,12 @@ One registry per app (no global state), so each test sees only its own calls.
 
 import math
 import threading
-from collections import deque
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Final, NamedTuple
+from dataclasses import dataclass
+from typing import Any, Final
 
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR
 
-from aletheia_hub.clock import now_ms
 from aletheia_shared import jsonrpc
 
 Labels = tuple[tuple[str, str], ...]
@@ -27,14 +26,6 @@ REQUESTS: Final = "aletheia_requests_total"
 LATENCY: Final = "aletheia_request_duration_seconds"
 ERRORS: Final = "aletheia_errors_total"
 RATE_LIMITED: Final = "aletheia_rate_limited_calls_total"
-# Tool calls by host (the calling tool, as its proxy or session names it) and MCP tool: a tally
-# the console draws, kept out of /metrics because hosts are names callers choose.
-TOOL_CALLS: Final = "aletheia_tool_calls_total"
-MAX_HOSTS: Final = 20  # hosts named beyond this many are counted as OTHER_HOST
-OTHER_HOST: Final = "other"
-# The latest latencies of each series, for percentiles a bucket bound cannot give: 1,024
-# pairs of numbers per series, a few dozen series.
-RESERVOIR_SIZE: Final = 1024
 
 HELP: Final = {
     REQUESTS: "JSON-RPC requests answered, by method and tool.",
@@ -68,17 +59,11 @@ def error_kind(reply: Mapping[str, Any]) -> str | None:
     return None
 
 
-class Latency(NamedTuple):
-    at_ms: int  # when the request was answered
-    seconds: float
-
-
 @dataclass(slots=True)
 class _Histogram:
     buckets: list[int]
     count: int = 0
     total: float = 0.0
-    recent: deque[Latency] = field(default_factory=lambda: deque(maxlen=RESERVOIR_SIZE))
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +83,6 @@ class Metrics:
         self._lock = threading.Lock()
         self._counters: dict[str, dict[Labels, float]] = {}
         self._histograms: dict[Labels, _Histogram] = {}
-        self._hosts: set[str] = set()
 
     def count(self, name: str, amount: float = 1, **labels: str) -> None:
         """Add to a counter."""
@@ -107,12 +91,9 @@ class Metrics:
             series = self._counters.setdefault(name, {})
             series[key] = series.get(key, 0) + amount
 
-    def observe_request(
-        self, seconds: float, *, method: str, tool: str = "", at_ms: int | None = None
-    ) -> None:
-        """Count one answered request and its latency (answered at `at_ms`, default now)."""
+    def observe_request(self, seconds: float, *, method: str, tool: str = "") -> None:
+        """Count one answered request and its latency."""
         key = _labels({"method": method, "tool": tool})
-        latency = Latency(now_ms() if at_ms is None else at_ms, seconds)
         with self._lock:
             series = self._counters.setdefault(REQUESTS, {})
             series[key] = series.get(key, 0) + 1
@@ -121,7 +102,6 @@ class Metrics:
                 histogram = self._histograms[key] = _Histogram([0] * len(LATENCY_BUCKETS))
             histogram.count += 1
             histogram.total += seconds
-            histogram.recent.append(latency)
             for index, bound in enumerate(LATENCY_BUCKETS):
                 if seconds <= bound:
                     histogram.buckets[index] += 1
@@ -130,34 +110,6 @@ class Metrics:
         """A counter's series, by labels (a copy)."""
         with self._lock:
             return dict(self._counters.get(name, {}))
-
-    def count_tool_call(self, *, host: str, tool: str) -> None:
-        """Tally one tools/call by host and tool; past MAX_HOSTS hosts, a new one is "other"."""
-        with self._lock:
-            if host not in self._hosts:
-                if len(self._hosts) < MAX_HOSTS:
-                    self._hosts.add(host)
-                else:
-                    host = OTHER_HOST
-            series = self._counters.setdefault(TOOL_CALLS, {})
-            key = _labels({"host": host, "tool": tool})
-            series[key] = series.get(key, 0) + 1
-
-    def recent_latencies(self, *, method: str, tool: str = "") -> list[Latency]:
-        """The latest RESERVOIR_SIZE latencies of a series, oldest first."""
-        with self._lock:
-            histogram = self._histograms.get(_labels({"method": method, "tool": tool}))
-            return list(histogram.recent) if histogram is not None else []
-
-    def measured_quantiles(
-        self, quantiles: Iterable[float], *, method: str, tool: str = ""
-    ) -> dict[float, float | None]:
-        """For each quantile, the latency (seconds) measured at that rank among the latest
-        requests of a series; None with no request yet."""
-        latencies = sorted(
-            entry.seconds for entry in self.recent_latencies(method=method, tool=tool)
-        )
-        return {quantile: nearest_rank(latencies, quantile) for quantile in quantiles}
 
     def render(self, gauges: Iterable[Gauge] = ()) -> str:
         """Every series in the Prometheus text exposition format (version 0.0.4)."""
@@ -195,7 +147,7 @@ def _labels(labels: Mapping[str, str]) -> Labels:
 
 
 def _copy(histogram: _Histogram) -> _Histogram:
-    return _Histogram(list(histogram.buckets), histogram.count, histogram.total, deque())
+    return _Histogram(list(histogram.buckets), histogram.count, histogram.total)
 
 
 def _family(name: str, help_text: str, kind: str) -> list[str]:

@@ -13,7 +13,6 @@ from sqlalchemy import update
 from aletheia_hub.app import create_app
 from aletheia_hub.cli import main
 from aletheia_hub.clock import DAY_MS, now_ms
-from aletheia_hub.metrics import RESERVOIR_SIZE, Metrics
 from aletheia_hub.settings import Settings
 from aletheia_hub.store import audit
 from aletheia_hub.store.db import Database
@@ -36,17 +35,6 @@ def svgs(page: str) -> dict[str, ET.Element]:
 
 def marks(svg: ET.Element, kind: str) -> list[ET.Element]:
     return [e for e in svg.iter(f"{SVG}rect") if kind in e.attrib.get("class", "").split()]
-
-
-def test_the_reservoir_keeps_the_latest_latencies_and_measures_percentiles() -> None:
-    recorder = Metrics()
-    for millis in range(1, RESERVOIR_SIZE + 101):
-        recorder.observe_request(millis / 1000, method="tools/call", tool="search")
-    kept = recorder.recent_latencies(method="tools/call", tool="search")
-    assert len(kept) == RESERVOIR_SIZE and kept[0].seconds == 0.101  # the oldest 100 left
-    quantiles = recorder.measured_quantiles((0.5, 0.99), method="tools/call", tool="search")
-    assert quantiles == {0.5: 0.612, 0.99: 1.114}
-    assert recorder.measured_quantiles((0.5,), method="tools/call", tool="x") == {0.5: None}
 
 
 def record_calls(settings: Settings, *rows: audit.CallRow) -> None:

@@ -29,7 +29,6 @@ from aletheia_hub.mcp.dispatch import Dispatcher, Routed, failure_reply
 from aletheia_hub.mcp.envelope import Call
 from aletheia_hub.mcp.eras import RoutingHeaders
 from aletheia_hub.ratelimit import TokenRateLimiter
-from aletheia_hub.redact import redact_name
 from aletheia_hub.settings import Settings
 from aletheia_hub.store.audit import Outcome
 from aletheia_shared import jsonrpc
@@ -183,7 +182,7 @@ class CallPipeline:
 
     def _measure(self, turn: Turn, call_next: Next) -> Reply:
         """Every request that runs is counted and timed by method and tool, and counted by
-        kind when it failed; a tools/call is tallied by host for the console."""
+        kind when it failed."""
         started = time.perf_counter()
         reply = call_next(turn)
         self._record(turn, reply.response, time.perf_counter() - started)
@@ -199,8 +198,6 @@ class CallPipeline:
             tool = (
                 name if isinstance(name, str) and self.dispatcher.registry.find(name) else "unknown"
             )
-            # The console draws calls per host: a name that holds a secret shows redacted.
-            recorder.count_tool_call(host=redact_name(turn.state.tool).text, tool=tool)
         recorder.observe_request(seconds, method=method, tool=tool)
         kind = metrics.error_kind(response)
         if kind is not None:
