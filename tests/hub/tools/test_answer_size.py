@@ -235,3 +235,21 @@ def test_a_max_tokens_out_of_range_or_not_a_number_is_an_error_naming_it(
         assert failure(client, name, {**arguments, "max_tokens": value}).startswith(
             "max_tokens: "
         ), name
+
+
+def test_a_file_lookup_cut_by_max_tokens_pages_on_with_offset(mcp: McpHttpClient) -> None:
+    for n in range(8):
+        save(mcp, f"routes note {WORDS[n]} " + "routes detail " * 10, files=["src/routes.ts"])
+    everything = memory_ids(mcp.text("search", {"file": "src/routes.ts"}))
+    pages, arguments = [], {"file": "src/routes.ts", "max_tokens": 250}
+    while True:
+        answer = mcp.text("search", arguments)
+        found = sized(answer)
+        pages.append(memory_ids(answer))
+        if found["left"] is None:
+            break
+        offset = re.search(r"offset=(\d+)", found["fetch"])
+        assert offset, found["fetch"]
+        arguments = {**arguments, "offset": int(offset[1])}
+    assert len(everything) == 8 and len(pages) >= 2
+    assert [memory_id for page in pages for memory_id in page] == everything

@@ -44,7 +44,7 @@ class SearchArgs(ToolArgs):
         default=None,
         min_length=1,
         max_length=1000,
-        description="Exact file path. Then only project, file_suffix and limit apply.",
+        description="Exact file path. Then only project, file_suffix, limit and offset apply.",
     )
     file_suffix: bool = Field(
         default=False, description="With file, match paths that end with the text."

@@ -258,5 +258,6 @@ def _by_file(session: Session, query: SearchQuery) -> list[MemoryHit]:
         )
         .order_by(*date_order(MEMORIES, query))
         .limit(query.limit)
+        .offset(query.offset)
     )
     return [MemoryHit(*row) for row in session.execute(statement)]
