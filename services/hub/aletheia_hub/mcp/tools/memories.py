@@ -10,6 +10,7 @@ from aletheia_hub.mcp.answer_size import SIZE_LINE_HELP, Cut, MaxTokensArg
 from aletheia_hub.mcp.caller_checkout import code_state
 from aletheia_hub.mcp.context import ToolContext
 from aletheia_hub.mcp.errors import ToolError
+from aletheia_hub.mcp.recall_marks import recall_marks
 from aletheia_hub.mcp.registry import Tool
 from aletheia_hub.mcp.tools.common import ItemId, MemoryType, ProjectArg, ToolArgs
 from aletheia_hub.store import dismissals, memories
@@ -98,6 +99,7 @@ def get_observations(args: GetObservationsArgs, ctx: ToolContext) -> str:
         around = {item: [found[n] for n in ids if n in found] for item, ids in links.items()}
     if not records:
         return formats.observations(records, around)
+    marks = recall_marks(ctx, [record.id for record in records])
 
     def cut(kept: int) -> Cut:
         ids = answer_size.id_list([record.id for record in records[kept:]])
@@ -106,7 +108,7 @@ def get_observations(args: GetObservationsArgs, ctx: ToolContext) -> str:
 
     return answer_size.fit(
         len(records),
-        lambda kept: formats.observations(records[:kept], around),
+        lambda kept: formats.observations(records[:kept], around, marks),
         args.max_tokens,
         cut,
     )

@@ -18,6 +18,7 @@ from aletheia_hub.mcp.answer_size import (
 )
 from aletheia_hub.mcp.context import ToolContext
 from aletheia_hub.mcp.errors import ToolError
+from aletheia_hub.mcp.recall_marks import recall_marks, unmerged_last
 from aletheia_hub.mcp.registry import Tool
 from aletheia_hub.mcp.tools.common import (
     ItemId,
@@ -105,11 +106,15 @@ def search(args: SearchArgs, ctx: ToolContext) -> str:
     )
     result = found.result
     if not result.empty:
-        return _fitted_results(args, result, found.note)
+        marks = recall_marks(ctx, [hit.id for hit in result.memories])
+        result = replace(result, memories=unmerged_last(result.memories, marks))
+        return _fitted_results(args, result, found.note, marks)
     return formats.no_matches(_nothing_found(args, query_text, projects), found.note)
 
 
-def _fitted_results(args: SearchArgs, result: SearchResult, note: str | None) -> str:
+def _fitted_results(
+    args: SearchArgs, result: SearchResult, note: str | None, marks: formats.Marks
+) -> str:
     """The index within max_tokens: facts, then memories, in order; a cut memory comes back
     with offset, a cut fact with the larger max_tokens that shows every fact."""
     facts, hits = result.facts, result.memories
@@ -118,7 +123,7 @@ def _fitted_results(args: SearchArgs, result: SearchResult, note: str | None) ->
         return replace(result, facts=facts[:kept], memories=hits[: max(0, kept - len(facts))])
 
     def render(kept: int) -> str:
-        return formats.search_results(shown(kept), note)
+        return formats.search_results(shown(kept), note, marks)
 
     def cut(kept: int) -> Cut | None:
         part = shown(kept)
@@ -215,7 +220,10 @@ def timeline(args: TimelineArgs, ctx: ToolContext) -> str:
         after=args.after,
         owner=ctx.principal.token_id,
     )
-    return answer_size.fit_around(view, formats.timeline, args.max_tokens, TIMELINE_CALL)
+    marks = recall_marks(ctx, [hit.id for hit in (*view.before, view.anchor, *view.after)])
+    return answer_size.fit_around(
+        view, lambda part: formats.timeline(part, marks), args.max_tokens, TIMELINE_CALL
+    )
 
 
 TIMELINE_CALL: Final = AroundCall(tool="timeline", before="before", after="after", noun="memories")

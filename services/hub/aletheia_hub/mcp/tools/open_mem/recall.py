@@ -12,6 +12,7 @@ from aletheia_hub.mcp import answer_size
 from aletheia_hub.mcp.answer_size import SIZE_LINE_HELP, AroundCall, Cut, MaxTokensArg
 from aletheia_hub.mcp.context import ToolContext
 from aletheia_hub.mcp.errors import ToolError
+from aletheia_hub.mcp.recall_marks import recall_marks
 from aletheia_hub.mcp.registry import Tool
 from aletheia_hub.mcp.tools.common import ToolArgs
 from aletheia_hub.mcp.tools.open_mem import formats
@@ -116,6 +117,7 @@ def mem_find(args: FindArgs, ctx: ToolContext) -> str:
         return formats.nothing_found(text, args.scope, paged=args.cursor is not None)
     more = len(result.result.memories) > args.limit
     extras = _extras(ctx, args.include, hits, text, result.scores, query)
+    marks = recall_marks(ctx, [hit.id for hit in hits])
 
     @cache
     def cursor_after(kept: int) -> str | None:
@@ -125,7 +127,7 @@ def mem_find(args: FindArgs, ctx: ToolContext) -> str:
 
     return answer_size.fit(
         len(hits),
-        lambda kept: formats.found(hits[:kept], extras, cursor_after(kept), result.note),
+        lambda kept: formats.found(hits[:kept], extras, cursor_after(kept), result.note, marks),
         args.max_tokens,
         lambda kept: _cursor_cut(len(hits) - kept, "observations", "mem-find"),
     )
@@ -201,7 +203,8 @@ def mem_history(args: HistoryArgs, ctx: ToolContext) -> str:
         found = history.one_session(session=ctx.session, reach=in_reach, session_id=session_id)
         if found is None:
             return formats.no_session(args.sessionId)
-        return answer_size.with_size(formats.sessions([found], None, label), args.max_tokens)
+        marks = recall_marks(ctx, [hit.id for hit in found.memories])
+        return answer_size.with_size(formats.sessions([found], None, label, marks), args.max_tokens)
     query_print = fingerprint("mem-history", {"projects": projects, "owner": owner_of(ctx)})
     offset = 0
     if args.cursor is not None:
@@ -214,6 +217,8 @@ def mem_history(args: HistoryArgs, ctx: ToolContext) -> str:
     if not page:
         return "No more sessions." if args.cursor is not None else formats.sessions([], None, label)
 
+    marks = recall_marks(ctx, [hit.id for found in page for hit in found.memories])
+
     @cache
     def cursor_after(kept: int) -> str | None:
         if kept == len(page) and not more:
@@ -222,7 +227,7 @@ def mem_history(args: HistoryArgs, ctx: ToolContext) -> str:
 
     return answer_size.fit(
         len(page),
-        lambda kept: formats.sessions(page[:kept], cursor_after(kept), label),
+        lambda kept: formats.sessions(page[:kept], cursor_after(kept), label, marks),
         args.max_tokens,
         lambda kept: _cursor_cut(len(page) - kept, "sessions", "mem-history"),
     )
@@ -248,7 +253,10 @@ def _around(args: HistoryArgs, ctx: ToolContext, anchor_id: int) -> str:
         after=args.depthAfter,
         owner=owner_of(ctx),
     )
-    return answer_size.fit_around(view, formats.around, args.max_tokens, HISTORY_CALL)
+    marks = recall_marks(ctx, [hit.id for hit in (*view.before, view.anchor, *view.after)])
+    return answer_size.fit_around(
+        view, lambda part: formats.around(part, marks), args.max_tokens, HISTORY_CALL
+    )
 
 
 HISTORY_CALL: Final = AroundCall(
@@ -278,11 +286,13 @@ def mem_get(args: GetArgs, ctx: ToolContext) -> str:
     missing = [memory_id for memory_id in wanted if memory_id not in by_id]
     shown = present[: args.limit]
     blocks = []
+    marks = recall_marks(ctx, shown)
     for memory_id in shown:
         record = by_id[memory_id]
         line = revisions.lineage(session=ctx.session, memory_id=memory_id)
         newer = _newer_in(line, memory_id)
-        blocks.append(formats.record(record, newer, line if args.includeHistory else None))
+        history = line if args.includeHistory else None
+        blocks.append(formats.record(record, newer, history, marks))
     by_limit = len(present) - len(shown)
     if not blocks:
         return formats.records(blocks, missing, by_limit)
