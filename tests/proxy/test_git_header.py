@@ -9,16 +9,18 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from aletheia_hub.store.db import Database
+from aletheia_hub.store.memories import get_memories
 from aletheia_proxy.caller_git import CallerGit
 from aletheia_shared import headers
 from aletheia_shared.git_checkout import root_id
 from tests.code_repo import Repo
-from tests.conftest import process_env
+from tests.conftest import HubProcess, process_env
 from tests.helpers import stateless_message
 from tests.hub.tools.support import rows
 from tests.jsonrpc_messages import tool_call_request
 from tests.proxy.in_process import InProcessProxy
-from tests.proxy.process import tool_text
+from tests.proxy.process import StartProxy, tool_text
 
 
 @pytest.fixture
@@ -144,3 +146,34 @@ def test_a_stateless_save_through_the_proxy_keeps_the_checkout(
         "main",
         {"src/up.py": shop.blob("src/up.py")},
     )
+
+
+def test_the_aletheia_mcp_process_in_a_new_worktree_saves_its_branch(
+    start_proxy: StartProxy,
+    shared_hub_env: dict[str, str],
+    shared_hub: HubProcess,
+    shop: Repo,
+    tmp_path: Path,
+) -> None:
+    feature = shop.worktree(tmp_path / "shop-hotfix", "hotfix")
+    feature.write("src/up.py", "print('hotfix')\n")
+    head = feature.commit("hotfix")
+    proxy = start_proxy(
+        {
+            **shared_hub_env,
+            "ALETHEIA_HUB_URL": shared_hub.mcp_url,
+            "ALETHEIA_CWD": str(feature.root),
+        }
+    )
+    proxy.initialize()
+    call = tool_call_request("save_memory", {"text": "Hotfix in src/up.py"})
+    text = tool_text(proxy.request(call))
+    memory_id = int(text.removeprefix("Saved as #").split(" ")[0])
+    db = Database(shared_hub_env["ALETHEIA_DATABASE_URL"])
+    try:
+        with db.read_session() as session:
+            [record] = get_memories(session=session, ids=[memory_id])
+    finally:
+        db.dispose()
+    assert (record.project, record.git_commit, record.git_branch) == ("shop", head, "hotfix")
+    assert record.file_blobs == (("src/up.py", feature.blob("src/up.py")),)
