@@ -21,6 +21,8 @@ def text_of(result: CallToolResult) -> str:
 
 def saved_id(text: str, project: str) -> int:
     """The id of a memory a save answer says is new in `project` ("Saved as #N in P.")."""
-    match = re.fullmatch(rf"Saved as #(\d+) in {re.escape(project)}\.", text)
+    match = re.fullmatch(
+        rf"Saved as #(\d+) in {re.escape(project)}\.(?:\nSimilar to #\d+ .+)*", text
+    )
     assert match, text
     return int(match[1])

@@ -138,6 +138,7 @@ def test_a_session_without_captured_work_gets_no_digest(
         "digest_id": None,
         "chars": 0,
         "note": "No work captured in this session.",
+        "similar": [],
     }
     assert rows(settings, "SELECT count(*) FROM memories") == [(0,)]
 

@@ -107,7 +107,7 @@ def test_replies_after_initialize_carry_no_new_session_id(mcp: McpHttpClient) ->
 def saved_source(http: TestClient, session_id: str) -> str:
     """Save one memory in this session and return the source line get_observations shows."""
     saved = tool_text(http, session_id, "save_memory", {"text": "Staging deploys need the VPN"})
-    memory_id = int(re.fullmatch(r"Saved as #(\d+) in .+\.", saved).group(1))  # type: ignore[union-attr]
+    memory_id = int(re.match(r"Saved as #(\d+) in ", saved).group(1))  # type: ignore[union-attr]
     shown = tool_text(http, session_id, "get_observations", {"ids": [memory_id]})
     (source,) = re.findall(r"source: (.+)", shown)
     return source

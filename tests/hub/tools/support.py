@@ -99,7 +99,7 @@ def set_created(http: TestClient, memory_id: int, moment: str | int) -> None:
 def save(mcp: McpHttpClient, text_: str, **arguments: Any) -> int:
     """Save a memory that must be new and return its id."""
     answer = mcp.text("save_memory", {"text": text_, **arguments})
-    match = re.fullmatch(r"Saved as #(\d+) in .+\.", answer)
+    match = re.fullmatch(r"Saved as #(\d+) in [^\n]+\.(?:\nSimilar to #\d+ .+)*", answer)
     assert match, answer
     return int(match[1])
 

@@ -41,11 +41,14 @@ def test_saving_the_same_project_title_and_text_again_returns_the_existing_id(
     assert mcp.text("save_memory", {**arguments, "type": "gotcha", "pinned": True}) == (
         "Already saved as #1."
     )
+    # Another title or text is another memory, and its answer names the close one(s).
     assert mcp.text("save_memory", {**arguments, "title": "Staging key!"}) == (
-        "Saved as #2 in shop."
+        "Saved as #2 in shop.\nSimilar to #1 (just now): Staging key. To update it, revise #1."
     )
     assert mcp.text("save_memory", {**arguments, "text": "The staging key is in the vault"}) == (
-        "Saved as #3 in shop."
+        "Saved as #3 in shop.\n"
+        "Similar to #2 (just now): Staging key. To update it, revise #2.\n"
+        "Similar to #1 (just now): Staging key. To update it, revise #1."
     )
     assert mcp.text("save_memory", {**arguments, "project": "billing"}) == (
         "Saved as #4 in billing."

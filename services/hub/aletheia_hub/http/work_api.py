@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
+from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 
 from aletheia_hub import auth
@@ -21,6 +22,8 @@ from aletheia_hub.mcp.caller_checkout import CallerCheckout, caller_checkout, co
 from aletheia_hub.ratelimit import TokenRateLimiter
 from aletheia_hub.settings import Settings
 from aletheia_hub.store.db import Database
+from aletheia_hub.store.memories import get_memories
+from aletheia_hub.store.search import SearchService, similar_memories
 from aletheia_hub.store.work_digest import save_session_digest
 from aletheia_hub.store.work_events import record_work
 from aletheia_hub.work_capture.events import (
@@ -103,6 +106,9 @@ class DigestOut(BaseModel):
     digest_id: int | None
     chars: int
     note: str | None = None
+    # Live memories of the project close to a new digest, most similar first (as a save's
+    # "Similar to" lines name them).
+    similar: list[int] = Field(default_factory=list)
 
 
 @router.post("/work", status_code=201)
@@ -130,8 +136,9 @@ async def end_session(
     request: Request,
 ) -> DigestOut:
     git, folder = request.headers.get(headers.CALLER_GIT), caller_folder(request, settings)
+    search: SearchService = request.app.state.search
     digest = await run_in_threadpool(
-        _end, body, principal, db, limiter, settings, lambda: caller_checkout(git, folder)
+        _end, body, principal, db, limiter, settings, lambda: caller_checkout(git, folder), search
     )
     response.status_code = 201 if digest.digest_id is not None else 200
     return digest
@@ -206,6 +213,7 @@ def _end(
     limiter: TokenRateLimiter | None,
     settings: Settings,
     checkout: Callable[[], CallerCheckout | None],
+    search: SearchService,
 ) -> DigestOut:
     project = _project(principal, body.project, limiter, settings)
     off = _capture_off(settings, body.tool, project)
@@ -221,6 +229,29 @@ def _end(
             max_chars=settings.capture_digest_max_chars,
             code_for=lambda files, text: code_state(checkout(), files, text),
         )
+        similar = (
+            _similar(session, search, saved.id, principal)
+            if saved is not None and saved.created
+            else []
+        )
     if saved is None:
         return DigestOut(digest_id=None, chars=0, note="No work captured in this session.")
-    return DigestOut(digest_id=saved.id, chars=saved.chars)
+    return DigestOut(digest_id=saved.id, chars=saved.chars, similar=similar)
+
+
+def _similar(
+    session: Session, search: SearchService, digest_id: int, principal: Principal
+) -> list[int]:
+    """The ids of the live memories of the digest's project closest to it (words only: a
+    session's end waits for no model)."""
+    digest = get_memories(session=session, ids=[digest_id], projects=None)[0]
+    found = similar_memories(
+        session=session,
+        service=search,
+        project=digest.project,
+        owner=principal.token_id,
+        title=digest.title,
+        text=digest.text,
+        exclude=[digest_id],
+    )
+    return [memory.id for memory in found]

@@ -75,6 +75,35 @@ def saved_memory(memory_id: int, project: str, created: bool) -> str:
     return f"Already saved as #{memory_id}."
 
 
+def revised(old_id: int, new_id: int) -> str:
+    return f"Saved as #{new_id}, a revision of #{old_id}; #{old_id} is now superseded."
+
+
+def revise_removed(memory_id: int, name: ToolName) -> str:
+    return (
+        f"Memory #{memory_id} was dismissed; restore it with {name('restore_memory')} before "
+        "revising it."
+    )
+
+
+def already_revised(memory_id: int, newer: int | None) -> str:
+    if newer is None:
+        return f"Memory #{memory_id} was already revised."
+    return f"Memory #{memory_id} was already revised as #{newer}: revise that one."
+
+
+def same_as_existing(existing: int | None) -> str:
+    where = f" (#{existing})" if existing is not None else ""
+    return f"Another memory of this project already has that title and text{where}."
+
+
+def revises_other_project(memory_id: int, project: str) -> str:
+    return (
+        f"Memory #{memory_id} is in project {one_line(project)}: a revision stays in its "
+        "memory's project (leave project out)."
+    )
+
+
 def observation(
     record: MemoryRecord, around: Sequence[MemoryRecord] = (), marks: Marks | None = None
 ) -> str:

@@ -38,6 +38,7 @@ class DigestSaved:
     id: int
     chars: int
     redacted: int
+    created: bool = True  # False when the digest was saved already, as it is
 
 
 def digest_session_id(key: str) -> str:
@@ -131,7 +132,7 @@ def save_session_digest(
         )
     ).scalar_one_or_none()
     if same is not None:  # the session ended again with nothing new, or a twin session
-        return DigestSaved(int(same), len(text), 0)
+        return DigestSaved(int(same), len(text), 0, created=False)
     earlier = session.execute(
         select(MEMORIES.c.id).where(
             MEMORIES.c.project == project,

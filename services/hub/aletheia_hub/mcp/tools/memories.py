@@ -12,7 +12,9 @@ from aletheia_hub.mcp.context import ToolContext
 from aletheia_hub.mcp.errors import ToolError
 from aletheia_hub.mcp.recall_marks import recall_marks
 from aletheia_hub.mcp.registry import Tool
+from aletheia_hub.mcp.similar_saves import similar_lines, similar_to_saved, with_similar
 from aletheia_hub.mcp.tools.common import ItemId, MemoryType, ProjectArg, ToolArgs
+from aletheia_hub.mcp.tools.revises import revise_by_save
 from aletheia_hub.store import dismissals, memories
 from aletheia_hub.store.facts import FactInput
 from aletheia_hub.store.reach import memory_state
@@ -52,9 +54,31 @@ class SaveMemoryArgs(ToolArgs):
             "subject and predicate replaces the current one."
         ),
     )
+    revises: ItemId | None = Field(
+        default=None,
+        description=(
+            "The id of a memory this one replaces: how this tool set revises. The memory is "
+            "saved as its new revision (a new id); the old one is superseded, leaves search and "
+            "stays in the lineage. A title or type left out keeps the old one's."
+        ),
+    )
 
 
 def save_memory(args: SaveMemoryArgs, ctx: ToolContext) -> str:
+    facts = [FactInput(f.subject, f.predicate, f.object) for f in args.facts]
+    if args.revises is not None:
+        given = args.model_fields_set
+        return revise_by_save(
+            ctx,
+            memory_id=args.revises,
+            project=args.project,
+            text=args.text,
+            title=args.title,
+            type=args.type if "type" in given else None,
+            pinned=args.pinned if "pinned" in given else None,
+            files=args.files if "files" in given else None,
+            facts=facts,
+        )
     saved = memories.save_memory(
         session=ctx.session,
         project=ctx.project(args.project),
@@ -65,12 +89,19 @@ def save_memory(args: SaveMemoryArgs, ctx: ToolContext) -> str:
         tool=ctx.caller_tool,
         pinned=args.pinned,
         files=args.files,
-        facts=[FactInput(f.subject, f.predicate, f.object) for f in args.facts],
+        facts=facts,
         session_id=ctx.session_id,
         code=code_state(ctx.checkout, args.files, args.text),
     )
-    text = formats.saved_memory(saved.id, saved.project, saved.created)
-    return formats.with_redactions(text, saved.redacted)
+    text = formats.with_redactions(
+        formats.saved_memory(saved.id, saved.project, saved.created), saved.redacted
+    )
+    if not saved.created:  # an exact repeat: the answer names the memory it already is
+        return text
+    found = similar_to_saved(
+        ctx, project=saved.project, title=args.title, text=args.text, exclude=[saved.id]
+    )
+    return with_similar(text, similar_lines(found, lambda memory_id: f"#{memory_id}"))
 
 
 class GetObservationsArgs(ToolArgs):
@@ -200,7 +231,8 @@ SAVE_MEMORY = Tool(
     description=(
         "Store one durable memory (a decision, gotcha, fact or note) for later sessions. "
         "Secrets are redacted first. Saving the same project, title and text again returns "
-        "the existing id."
+        "the existing id; the answer names close memories of the project (revise one with "
+        "revises instead of saving a copy)."
     ),
     args=SaveMemoryArgs,
     handler=save_memory,

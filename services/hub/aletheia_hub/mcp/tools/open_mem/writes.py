@@ -10,6 +10,7 @@ from aletheia_hub.mcp.caller_checkout import code_state
 from aletheia_hub.mcp.context import ToolContext
 from aletheia_hub.mcp.errors import ToolError
 from aletheia_hub.mcp.registry import Tool
+from aletheia_hub.mcp.similar_saves import similar_lines, similar_to_saved, with_similar
 from aletheia_hub.mcp.tools.common import ToolArgs
 from aletheia_hub.mcp.tools.open_mem import formats
 from aletheia_hub.mcp.tools.open_mem.common import (
@@ -64,7 +65,13 @@ def mem_create(args: CreateArgs, ctx: ToolContext) -> str:
         concepts=args.concepts,
         code=code_state(ctx.checkout, args.files, args.narrative),
     )
-    return formats.created(saved.id, saved.project, saved.created, args.scope, saved.redacted)
+    answer = formats.created(saved.id, saved.project, saved.created, args.scope, saved.redacted)
+    if not saved.created:  # an exact repeat: the answer names the observation it already is
+        return answer
+    found = similar_to_saved(
+        ctx, project=saved.project, title=args.title, text=args.narrative, exclude=[saved.id]
+    )
+    return with_similar(answer, similar_lines(found, formats.obs))
 
 
 class ReviseArgs(ToolArgs):
