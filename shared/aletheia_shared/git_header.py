@@ -49,7 +49,7 @@ def decode_git_state(value: str) -> GitState | None:
         return None
     try:
         loaded = json.loads(decode_text(value))
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     if not isinstance(loaded, dict):
         return None
