@@ -7,6 +7,7 @@ from typing import Any, Final
 import httpx
 import pytest
 
+from aletheia_shared import jsonrpc
 from tests.jsonrpc_messages import tool_call_request
 from tests.team.conftest import (
     StartSync,
@@ -90,7 +91,20 @@ def test_the_audit_never_holds_arguments(team_app: TeamApp, store_url: str) -> N
     assert all(row["token_id"] == token_id for row in rows)
     dumped = repr(rows)
     assert SECRET not in dumped and "hunter2" not in dumped and "abc123" not in dumped
-    assert set(rows[0]) == {"id", "at_ms", "token_id", "tool", "operation", "project", "result"}
+    assert set(rows[0]) == {
+        "id",
+        "at_ms",
+        "token_id",
+        "tool",
+        "operation",
+        "project",
+        "result",
+        "host",
+        "error_code",
+        "duration_us",
+    }
+    limited_row = next(row for row in rows if row["result"] == "rate-limited")
+    assert limited_row["error_code"] == jsonrpc.RATE_LIMITED
     # The secret did reach the store, so its absence from the audit log means something.
     assert any(SECRET in repr(row) for row in table_rows(store_url, "memories"))
 
@@ -183,9 +197,9 @@ def test_the_audit_command_filters_by_token_project_and_time(
     assert printed.returncode == 0, printed.stderr
     lines = audit_lines(printed.stdout)
     assert [line[1:] for line in lines] == [
-        [first_id, "save_memory", "shop", "ok"],
-        [first_id, "search", "shop", "ok"],
-        [first_id, "work_state_write", "shop", "ok"],
+        [first_id, "save_memory", "shop", "ok", "tests"],
+        [first_id, "search", "shop", "ok", "tests"],
+        [first_id, "work_state_write", "shop", "ok", "tests"],
     ]
     for line in lines:
         assert line[0].startswith("20") and "T" in line[0], line
@@ -194,12 +208,12 @@ def test_the_audit_command_filters_by_token_project_and_time(
     everyone = run_cli(env, "audit", "--hub-db", str(hub_db))
     assert everyone.returncode == 0, everyone.stderr
     assert {tuple(line[1:]) for line in audit_lines(everyone.stdout)} == {
-        (first_id, "save_memory", "shop", "ok"),
-        (first_id, "search", "shop", "ok"),
-        (first_id, "save_memory", "billing", "ok"),
-        (first_id, "save_memory", "vault", "refused"),
-        (first_id, "work_state_write", "shop", "ok"),
-        (other_id, "search", "shop", "ok"),
+        (first_id, "save_memory", "shop", "ok", "tests"),
+        (first_id, "search", "shop", "ok", "tests"),
+        (first_id, "save_memory", "billing", "ok", "tests"),
+        (first_id, "save_memory", "vault", "refused", "tests"),
+        (first_id, "work_state_write", "shop", "ok", "tests"),
+        (other_id, "search", "shop", "ok", "tests"),
     }
 
     rows = sorted(table_rows(url, "audit_log"), key=lambda row: row["id"])

@@ -1,4 +1,4 @@
-"""aletheia audit: who called which tool, where, and how it ended."""
+"""aletheia audit: who called which tool, where, from which host, and how it ended."""
 
 import argparse
 import sys
@@ -39,9 +39,10 @@ def run(args: argparse.Namespace) -> int:
     finally:
         db.dispose()
     for row in rows:
+        code = "" if row.error_code is None else f" {row.error_code}"
         print(
             f"{iso_ms(row.at_ms)}  {row.token_id or LOCAL}  {row.tool}  {row.project or '-'}  "
-            f"{row.result}"
+            f"{row.result}{code}  {row.host or '-'}"
         )
     if not rows:
         print("No audit rows match.", file=sys.stderr)

@@ -39,6 +39,8 @@ class AuditEntry:
     tool: str
     project: str | None
     result: str
+    host: str
+    error_code: int | None
 
 
 def record_call(*, connection: driver.Driver, row: CallRow) -> None:
@@ -84,6 +86,8 @@ def list_calls(
         AUDIT_LOG.c.tool,
         AUDIT_LOG.c.project,
         AUDIT_LOG.c.result,
+        AUDIT_LOG.c.host,
+        AUDIT_LOG.c.error_code,
     )
     if since_ms is not None:
         query = query.where(AUDIT_LOG.c.at_ms >= since_ms)
