@@ -7,10 +7,16 @@ when the first note comes back at the threshold. Prints precision and recall at 
 threshold and a sweep, and the cost of the lookup per save (ms). Words only: the semantic
 model is off, as in the tests.
 
+With --cost N it measures instead what the lookup adds to a save in a project that already
+holds N memories (random sentences of the pairs' words): each pair's second note is saved with
+save_memory, and the lookup a save's answer runs is timed beside the save itself.
+
     .venv/bin/python bench/dedup.py
+    .venv/bin/python bench/dedup.py --cost 5000
 """
 
 import argparse
+import random
 import tempfile
 import time
 from pathlib import Path
@@ -79,9 +85,96 @@ def rates(found: list[tuple[bool, float, str]], threshold: float) -> tuple[float
     return precision, recall
 
 
+def save_cost(store: Path, filler: int) -> tuple[list[float], list[float]]:
+    """The milliseconds of each save into a project of `filler` memories, and of the lookup
+    its answer adds."""
+    db = Database(f"sqlite:///{store}")
+    upgrade_to_head(db.engine)
+    pairs = read_pairs()
+    words = sorted(
+        {
+            word
+            for pair in pairs
+            for note in (pair["first"], pair["second"])
+            if isinstance(note, dict)
+            for word in str(note["text"]).split()
+        }
+    )
+    pick = random.Random(46)
+    saves: list[float] = []
+    lookups: list[float] = []
+    try:
+        with SearchService() as service, Session(db.engine) as session:
+            for index in range(filler):
+                text = " ".join(pick.choices(words, k=pick.randint(12, 30)))
+                memories.save_memory(
+                    session=session,
+                    project="big",
+                    text=f"{text} ({index})",
+                    title=None,
+                    type="note",
+                    kind="note",
+                    tool="bench",
+                    pinned=False,
+                )
+                if index % 500 == 499:
+                    session.commit()
+            session.commit()
+            for pair in pairs:
+                second = pair["second"]
+                assert isinstance(second, dict)
+                start = time.perf_counter()
+                saved = memories.save_memory(
+                    session=session,
+                    project="big",
+                    text=second["text"],
+                    title=second["title"],
+                    type="note",
+                    kind="note",
+                    tool="bench",
+                    pinned=False,
+                )
+                middle = time.perf_counter()
+                similar_memories(
+                    session=session,
+                    service=service,
+                    project="big",
+                    owner=None,
+                    title=second["title"],
+                    text=second["text"],
+                    exclude=[saved.id],
+                )
+                end = time.perf_counter()
+                session.commit()
+                saves.append((middle - start) * 1000)
+                lookups.append((end - middle) * 1000)
+    finally:
+        db.dispose()
+    return saves, lookups
+
+
+def print_cost(filler: int) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        saves, lookups = save_cost(Path(folder) / "cost.db", filler)
+    save_cuts, lookup_cuts = quantiles(saves, n=10), quantiles(lookups, n=10)
+    print(f"{len(saves)} saves into a project of {filler} memories (SQLite, words only):")
+    print(f"  save alone:       median {median(saves):.2f} ms, p90 {save_cuts[8]:.2f} ms")
+    print(f"  similar lookup:   median {median(lookups):.2f} ms, p90 {lookup_cuts[8]:.2f} ms")
+
+
 def main() -> None:
-    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--cost",
+        type=int,
+        metavar="N",
+        help="measure what the lookup adds to a save in a project of N memories",
+    )
+    args = parser.parse_args()
     print_command()
+    if args.cost is not None:
+        print_cost(args.cost)
+        return
     with tempfile.TemporaryDirectory() as folder:
         found, took = scores(Path(folder) / "dedup.db")
     duplicates = sum(label for label, _, _ in found)

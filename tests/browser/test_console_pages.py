@@ -12,7 +12,16 @@ import httpx
 from tests.browser.conftest import API_KEY, Hub, shot, sign_in
 from tests.helpers import McpHttpClient
 
-NAVIGATION: Final = ["Overview", "Memories", "Facts", "Rules", "Work state", "Capture", "Audit"]
+NAVIGATION: Final = [
+    "Overview",
+    "Memories",
+    "Consolidate",
+    "Facts",
+    "Rules",
+    "Work state",
+    "Capture",
+    "Audit",
+]
 SAVED: Final = 25  # with the two the hub was seeded with: two pages of 20
 LATENCY: Final = re.compile(r"p50 [\d.]+ ms · p90 [\d.]+ ms · p99 [\d.]+ ms")
 

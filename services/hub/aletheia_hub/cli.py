@@ -331,7 +331,7 @@ _SUMMARIES: Final = {
     "backup": "write a backup of the whole store to FILE",
     "restore": "restore a backup FILE into an empty store",
     "maintain": "prune old prompts and spent sessions, optimize search, vacuum, analyze, "
-    "checkpoint the WAL",
+    "checkpoint the WAL; consolidate lists and merges near-duplicate memories",
 }
 
 

@@ -114,13 +114,13 @@ def merge_memories(
 
 
 def undo_merge(
-    *, session: Session, merge_id: int, tool: str, project: str | None = None
+    *, session: Session, merge_id: int, tool: str, projects: Sequence[str] | None = None
 ) -> MergeRecord:
     """Undo a whole merge: its new revision is dismissed, the kept memory is current again and
-    the merged ones are restored. MergeError for an unknown merge (or one of another project
-    than `project`), one already undone, or one whose revision was revised since."""
+    the merged ones are restored. MergeError for an unknown merge (or one outside `projects`,
+    when given), one already undone, or one whose revision was revised since."""
     merge = _merge(session, merge_id)
-    if merge is None or (project is not None and merge.project != project):
+    if merge is None or (projects is not None and merge.project not in projects):
         raise MergeError(f"No merge {merge_id}.")
     if merge.undone_at_ms is not None:
         raise MergeError(f"Merge {merge_id} was already undone.")

@@ -13,6 +13,7 @@ from starlette.staticfiles import StaticFiles
 from aletheia_hub.http.console import (
     audit,
     capture,
+    consolidate,
     facts,
     memories,
     overview,
@@ -47,7 +48,19 @@ def mount(
 ) -> Mapping[type[Exception], ErrorHandler]:
     """Add the console's pages and assets to the app's routes; its error handlers."""
     setattr(app.state, write_to_tools.TOOL_FILES_STATE, tool_files)
-    for module in (sign_in, overview, memories, facts, rules, work_state, capture, tokens, audit):
+    modules = (
+        sign_in,
+        overview,
+        memories,
+        consolidate,
+        facts,
+        rules,
+        work_state,
+        capture,
+        tokens,
+        audit,
+    )
+    for module in modules:
         app.include_router(module.router, include_in_schema=False)
     app.mount("/static", StaticFiles(directory=STATIC), name="console-static")
     return HANDLERS
