@@ -111,3 +111,13 @@ def test_a_token_limited_to_shop_sees_only_shops_capture(
         text = client.get("/capture").text
     assert row_of(text, "shop")[1] == "2"
     assert "billing" not in text
+
+
+def test_a_ceiling_of_one_reads_in_the_singular(settings: Settings, sqlite_template: Path) -> None:
+    one = settings.model_copy(update={"capture_max_age_days": 1, "capture_max_per_project": 1})
+    prefill_store(sqlite_template, one.resolved_database_url())
+    with TestClient(create_app(one), base_url="http://127.0.0.1") as client:
+        text = client.get("/capture").text
+    assert '<strong id="limit-count">1</strong> prompt,' in text
+    assert '<strong id="limit-age">1 day</strong>' in text
+    assert '<strong id="limit-work-age">1 day</strong>' in text
