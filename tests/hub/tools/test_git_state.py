@@ -172,3 +172,23 @@ def test_a_session_digest_keeps_the_checkout_and_the_edited_files_blobs(
     state = git_state(http, ended.json()["digest_id"])
     assert (state["commit"], state["branch"]) == (shop.head(), "main")
     assert state["blobs"]["src/up.py"] == shop.blob("src/up.py")
+
+
+def test_save_memory_revising_keeps_blobs_unless_its_text_names_files(
+    http: TestClient, shop: Repo
+) -> None:
+    mcp = client_in(http, shop.root)
+    first = save(mcp, "Retries", files=["src/up.py"])
+    saved = git_state(http, first)
+    shop.write("src/up.py", "print('changed')\n")
+    shop.commit("change")
+    same = created_id(mcp.text("save_memory", {"text": "Retries, twice", "revises": first}))
+    assert git_state(http, same) == saved
+    named = created_id(
+        mcp.text("save_memory", {"text": "Retries, see src/down.py", "revises": same})
+    )
+    assert git_state(http, named) == {
+        "commit": shop.head(),
+        "branch": "main",
+        "blobs": {**saved["blobs"], "src/down.py": shop.blob("src/down.py")},
+    }
