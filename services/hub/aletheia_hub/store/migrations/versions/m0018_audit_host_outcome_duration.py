@@ -26,8 +26,9 @@ def upgrade() -> None:
     # The console reads one operation's calls over a window of time (search latency).
     op.create_index("ix_audit_log_operation_at", "audit_log", ["operation", "at_ms"])
     # The console's "none" once became project "default" on an everywhere or situation rule.
-    # Such a rule's reach is its own column, so the made-in project only names a project that
-    # no one chose: clearing it changes what no caller sees but the project lists.
+    # Such a rule's reach is its own column, so the made-in project only named a project no one
+    # chose: cleared, the rule still applies where it did, is no longer listed as project
+    # "default"'s, and, like the rules 0003 left without a project, goes in no project's export.
     op.execute(
         "UPDATE rules SET project = NULL WHERE source = 'console' AND project = 'default'"
         " AND scope_tier <> 'project'"
