@@ -3,6 +3,9 @@ and blobs the proxy read in the caller's checkout and sent in X-Aletheia-Git."""
 
 from pathlib import Path
 
+from aletheia_proxy import hook_calls
+from aletheia_proxy.config import load_config
+from aletheia_proxy.transport import HubClient
 from tests.code_repo import Repo
 from tests.conftest import process_env
 from tests.hub.tools.support import rows
@@ -37,3 +40,29 @@ def test_a_save_through_the_proxy_keeps_what_the_proxy_read(team: Team, tmp_path
         id=memory_id,
     )
     assert state == [("shop", feature.head(), "feature-x", "src/up.py", feature.blob("src/up.py"))]
+
+
+def test_a_session_digest_sent_by_the_hooks_client_keeps_the_commit_and_branch(
+    team: Team, tmp_path: Path
+) -> None:
+    shop = Repo.create(tmp_path / "shop")
+    shop.write("src/up.py", "print('up')\n")
+    shop.commit("files")
+    _id, secret = issue_token(team.url, "sync", ["shop"])
+    config = load_config(
+        {
+            "ALETHEIA_HUB_URL": "http://127.0.0.1/mcp",
+            "ALETHEIA_TOKEN": secret,
+            "ALETHEIA_CWD": str(shop.root),
+        }
+    )
+    hub = HubClient(config, client=team.http)
+    edit = {"kind": "edit", "file": "src/up.py", "added": 1, "removed": 0, "tool": "Edit"}
+    hook_calls.record_work(hub, "codex", "s-1", [edit])
+    digest_id = hook_calls.end_session(hub, "codex", "s-1")["digest_id"]
+    state = rows(
+        team.http,
+        "SELECT git_commit, git_branch FROM memories WHERE id = :id",
+        id=digest_id,
+    )
+    assert state == [(shop.head(), "main")]
