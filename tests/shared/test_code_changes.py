@@ -2,7 +2,12 @@
 
 from pathlib import Path
 
-from aletheia_shared.code_changes import FileChange, file_changes, known_commits
+from aletheia_shared.code_changes import (
+    FileChange,
+    file_changes,
+    known_commits,
+    many_file_changes,
+)
 from aletheia_shared.git_checkout import Checkout, read_checkout
 from tests.code_repo import Repo
 
@@ -95,3 +100,33 @@ def test_known_commits_are_those_of_this_repository(tmp_path: Path) -> None:
     other.write("a.txt", "a")
     elsewhere = other.commit("elsewhere")
     assert known_commits(checkout_of(repo), [commit, elsewhere, "f" * 40]) == {commit}
+
+
+def test_many_saved_commits_read_as_each_one_alone(tmp_path: Path) -> None:
+    repo, first, blobs = saved_repo(tmp_path)
+    asked = [(first, blobs)]
+    repo.git("checkout", "-q", "-b", "side")
+    repo.write("src/up.py", "side edit\n")
+    side = repo.commit("side edit")
+    asked.append((side, {"src/up.py": repo.blob("src/up.py")}))
+    repo.git("checkout", "-q", "-b", "never-merged")
+    repo.git("mv", "src/moved.py", "src/gone.py")
+    unmerged = repo.commit("unmerged rename")
+    asked.append((unmerged, {"src/gone.py": repo.blob("src/gone.py")}))
+    repo.git("checkout", "-q", "main")
+    repo.write("src/old.py", "main edit\n")
+    middle = repo.commit("main edit")
+    asked.append((middle, {"src/old.py": repo.blob("src/old.py")}))
+    repo.git("merge", "-q", "--no-ff", "-m", "merge side", "side")
+    repo.git("mv", "src/moved.py", "src/down.py")
+    repo.git("rm", "-q", "src/old.py")
+    repo.commit("rename and delete")
+    asked.append((repo.head(), {"src/up.py": "0" * 40}))
+    checkout = checkout_of(repo)
+    alone = [file_changes(checkout, since, saved) for since, saved in asked]
+    assert many_file_changes(checkout, asked) == alone
+    assert alone[0] == {
+        "src/up.py": FileChange("src/up.py", "changed", 1),
+        "src/old.py": FileChange("src/old.py", "deleted", 2),
+        "src/moved.py": FileChange("src/moved.py", "renamed", 1, "src/down.py"),
+    }

@@ -10,7 +10,7 @@ from typing import Any, Final
 
 from aletheia_proxy.config import ProxyConfig
 from aletheia_proxy.transport import HubClient, HubUnreachable, HubUntrusted, health_url
-from aletheia_shared.code_changes import file_changes, known_commits
+from aletheia_shared.code_changes import known_commits, many_file_changes
 from aletheia_shared.git_checkout import (
     Checkout,
     head_stamp,
@@ -21,9 +21,10 @@ from aletheia_shared.git_checkout import (
 
 logger = logging.getLogger("aletheia_proxy")
 
-# Git work per push: commit groups are checked newest first until this much time has passed.
+# Git work per push: commits are asked about, newest first, until this much time has passed.
 PUSH_SECONDS: Final = 3.0
 MERGE_CHUNK: Final = 20  # commits asked about between two looks at the clock
+MAX_COMMITS: Final = 200  # saved commits whose files are checked (one git log each), newest first
 TOOL_CALL: Final = b'"tools/call"'
 
 
@@ -101,22 +102,22 @@ def status_body(
             batch = {}
             batches.append(batch)
         batch[path] = blob
-    changes: list[dict[str, Any]] = []
-    for commit, batches in groups.items():
-        for blobs in batches:
-            if time.monotonic() > deadline:
-                break
-            for path, change in file_changes(checkout, commit, blobs).items():
-                changes.append(
-                    {
-                        "commit": commit,
-                        "path": path,
-                        "blob": blobs[path],
-                        "kind": change.kind,
-                        "commits": change.commits,
-                        "new_path": change.new_path,
-                    }
-                )
+    newest = list(groups.items())[:MAX_COMMITS]
+    asked_files = [(commit, blobs) for commit, batches in newest for blobs in batches]
+    changes = [
+        {
+            "commit": commit,
+            "path": path,
+            "blob": blobs[path],
+            "kind": change.kind,
+            "commits": change.commits,
+            "new_path": change.new_path,
+        }
+        for (commit, blobs), found in zip(
+            asked_files, many_file_changes(checkout, asked_files), strict=True
+        )
+        for path, change in found.items()
+    ]
     asked = [str(commit) for commit in commits]
     known = known_commits(checkout, asked)
     merged: dict[str, bool] = {}

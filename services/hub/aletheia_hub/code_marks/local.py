@@ -4,11 +4,17 @@ computed with git and cached per HEAD."""
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Final
 
-from aletheia_shared.code_changes import FileChange, file_changes, known_commits
+from aletheia_shared.code_changes import (
+    GIT_THREADS,
+    FileChange,
+    known_commits,
+    many_file_changes,
+)
 from aletheia_shared.git_checkout import Checkout, merged_into_head
 
 CACHE_ENTRIES: Final = 4096
@@ -55,16 +61,28 @@ class LocalCheckoutStatus:
     def branch(self) -> str | None:
         return self.checkout.branch
 
-    def changes(self, commit: str, blobs: Mapping[str, str]) -> dict[str, FileChange]:
+    def changes(
+        self, asked: Sequence[tuple[str, Mapping[str, str]]]
+    ) -> list[dict[str, FileChange]]:
+        keys = [self._key(commit, blobs) for commit, blobs in asked]
+        answers: list[dict[str, FileChange] | None] = []
+        for key in keys:
+            found = self.cache.get(key)
+            answers.append(found if isinstance(found, dict) else None)
+        unknown = [index for index, answer in enumerate(answers) if answer is None]
+        if unknown:
+            computed = many_file_changes(self.checkout, [asked[index] for index in unknown])
+            for index, changes in zip(unknown, computed, strict=True):
+                self.cache.put(keys[index], changes)
+                answers[index] = changes
+        return [answer or {} for answer in answers]
+
+    def _key(self, commit: str, blobs: Mapping[str, str]) -> Hashable:
+        """What a file change depends on: HEAD, the saved commit and blobs, and the files'
+        stats (an edit is seen at once)."""
         saved = tuple(sorted(blobs.items()))
         stats = tuple(_stat(Path(self.checkout.root) / path) for path, _ in saved)
-        key = ("changes", self.checkout.root, self.checkout.head, commit, saved, stats)
-        found = self.cache.get(key)
-        if isinstance(found, dict):
-            return found
-        changes = file_changes(self.checkout, commit, blobs)
-        self.cache.put(key, changes)
-        return changes
+        return ("changes", self.checkout.root, self.checkout.head, commit, saved, stats)
 
     def merged(self, commits: Iterable[str]) -> dict[str, bool]:
         answers: dict[str, bool] = {}
@@ -76,7 +94,14 @@ class LocalCheckoutStatus:
             else:
                 unknown.append(commit)
         known = known_commits(self.checkout, unknown) if unknown else set()
-        told = merged_into_head(self.checkout, [commit for commit in unknown if commit in known])
+        asked = [commit for commit in unknown if commit in known]
+        told: dict[str, bool] = {}
+        if asked:
+            with ThreadPoolExecutor(max_workers=min(GIT_THREADS, len(asked))) as pool:
+                for answer in pool.map(
+                    lambda commit: merged_into_head(self.checkout, [commit]), asked
+                ):
+                    told.update(answer)
         for commit in unknown:
             # A commit of another repository: neither merged nor unmerged, never labelled.
             merged = told.get(commit, True)

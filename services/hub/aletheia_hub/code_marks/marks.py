@@ -29,13 +29,15 @@ def marks_for(records: Iterable[SavedCode], status: CheckoutStatus) -> dict[int,
     }
     merged = status.merged(sorted(elsewhere)) if elsewhere else {}
     marks: dict[int, CodeMark] = {}
+    checked: list[SavedCode] = []
     for record in saved:
-        assert record.commit is not None
         if record.commit in elsewhere and not merged.get(record.commit, True):
             # Its files belong to another line of history: the label says all there is.
             marks[record.memory_id] = CodeMark(unmerged_branch=record.branch)
-            continue
-        changes = status.changes(record.commit, dict(record.blobs)) if record.blobs else {}
+        elif record.blobs:
+            checked.append(record)
+    asked = [(record.commit or "", dict(record.blobs)) for record in checked]
+    for record, changes in zip(checked, status.changes(asked) if asked else [], strict=True):
         if changes:
             marks[record.memory_id] = CodeMark(tuple(changes[path] for path in sorted(changes)))
     return marks

@@ -3,7 +3,7 @@ so on a team hub only a caller's own pushed status marks what it recalls."""
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -51,13 +51,18 @@ class PushedCheckoutStatus:
     def branch(self) -> str | None:
         return self.pushed.branch
 
-    def changes(self, commit: str, blobs: Mapping[str, str]) -> dict[str, FileChange]:
-        found = {}
-        for path, blob in blobs.items():
-            change = self.pushed.changes.get((commit, path, blob))
-            if change is not None:
-                found[path] = change
-        return found
+    def changes(
+        self, asked: Sequence[tuple[str, Mapping[str, str]]]
+    ) -> list[dict[str, FileChange]]:
+        held = self.pushed.changes
+        return [
+            {
+                path: held[(commit, path, blob)]
+                for path, blob in blobs.items()
+                if (commit, path, blob) in held
+            }
+            for commit, blobs in asked
+        ]
 
     def merged(self, commits: Iterable[str]) -> dict[str, bool]:
         return {

@@ -1,6 +1,6 @@
 """CheckoutStatus: what marks need to know of the caller's checkout."""
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
 from aletheia_shared.code_changes import FileChange
@@ -15,8 +15,11 @@ class CheckoutStatus(Protocol):
         """The caller's branch; None when detached."""
         ...
 
-    def changes(self, commit: str, blobs: Mapping[str, str]) -> dict[str, FileChange]:
-        """The files of `blobs` (saved at `commit`) whose content differs now, by path."""
+    def changes(
+        self, asked: Sequence[tuple[str, Mapping[str, str]]]
+    ) -> list[dict[str, FileChange]]:
+        """For each (commit, blobs) of `asked`, in order: the files of `blobs` (saved at
+        `commit`) whose content differs now, by path."""
         ...
 
     def merged(self, commits: Iterable[str]) -> dict[str, bool]:
