@@ -1,10 +1,11 @@
 """aletheia maintain: prune captured prompts and work beyond their limits and spent MCP and console
 sessions, optimize search, VACUUM/ANALYZE, checkpoint; `maintain consolidate` lists and merges
-near-duplicate memories (commands/consolidate.py)."""
+near-duplicate memories (commands/consolidate.py); `maintain stale` lists memories about code
+that changed since they were saved (commands/stale.py)."""
 
 import argparse
 
-from aletheia_hub.commands import consolidate
+from aletheia_hub.commands import consolidate, stale
 from aletheia_hub.commands.progress import ProgressBar
 from aletheia_hub.commands.store_access import add_store_options, open_store
 from aletheia_hub.settings import Settings
@@ -27,11 +28,14 @@ def add_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     add_store_options(maintain)
     actions = maintain.add_subparsers(dest="maintain_action", metavar="ACTION")
     consolidate.add_parser(actions)
+    stale.add_parser(actions)
 
 
 def run(args: argparse.Namespace) -> int:
     if args.maintain_action == "consolidate":
         return consolidate.run(args)
+    if args.maintain_action == "stale":
+        return stale.run(args)
     settings = Settings()
     steps = (
         capture_step(settings.capture_limits()),

@@ -96,3 +96,46 @@ def live_code_refs(
         .limit(limit)
     ).all()
     return CodeRefs(triples=triples, commits=[row[0] for row in commit_rows])
+
+
+@dataclass(frozen=True, slots=True)
+class CodeMemory:
+    id: int
+    title: str
+    type: str
+    created_at_ms: int
+
+
+def projects_with_code(*, session: Session, projects: Iterable[str] | None = None) -> list[str]:
+    """Projects (of `projects`, None: any) with live memories saved in a git checkout."""
+    query = (
+        select(MEMORIES.c.project)
+        .where(
+            MEMORIES.c.git_commit.is_not(None),
+            MEMORIES.c.dismissed_at_ms.is_(None),
+            MEMORIES.c.superseded_at_ms.is_(None),
+        )
+        .group_by(MEMORIES.c.project)
+        .order_by(MEMORIES.c.project)
+    )
+    if projects is not None:
+        query = query.where(MEMORIES.c.project.in_(list(projects)))
+    return [row[0] for row in session.execute(query)]
+
+
+def live_code_memories(
+    *, session: Session, project: str, limit: int = MAX_REFS
+) -> list[CodeMemory]:
+    """The project's live memories saved in a git checkout, newest first, at most `limit`."""
+    rows = session.execute(
+        select(MEMORIES.c.id, MEMORIES.c.title, MEMORIES.c.type, MEMORIES.c.created_at_ms)
+        .where(
+            MEMORIES.c.project == project,
+            MEMORIES.c.git_commit.is_not(None),
+            MEMORIES.c.dismissed_at_ms.is_(None),
+            MEMORIES.c.superseded_at_ms.is_(None),
+        )
+        .order_by(MEMORIES.c.created_at_ms.desc(), MEMORIES.c.id.desc())
+        .limit(limit)
+    )
+    return [CodeMemory(row.id, row.title, row.type, row.created_at_ms) for row in rows]
