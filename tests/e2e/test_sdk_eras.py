@@ -53,7 +53,9 @@ async def test_the_sdk_speaks_each_era_on_every_endpoint(
             assert client.server_info is not None and client.server_info.name == "aletheia"
             assert len((await client.list_tools()).tools) == tools
             saved = text_of(await client.call_tool(save, arguments))
-            created = re.fullmatch(r"Created obs-(\d+) in default\.", saved)
+            created = re.fullmatch(
+                r"Created obs-(\d+) in default\.(?:\nSimilar to obs-\d+ .+)*", saved
+            )
             new_id = int(created[1]) if created else saved_id(saved, "default")
             search = "search" if path != "/mcp/open-mem" else "mem-find"
             found = text_of(await client.call_tool(search, {"query": f"staging VPN {project}"}))

@@ -175,7 +175,7 @@ def test_a_hub_restarted_on_the_same_store_and_port_keeps_the_session(
     try:
         fetched = proxy.request(tool_call_request("get_observations", {"ids": [1]}, 3))
         assert "Survives restarts" in tool_text(fetched)
-        again = proxy.request(tool_call_request("save_memory", {"text": "After the restart"}, 4))
+        again = proxy.request(tool_call_request("save_memory", {"text": "Notes kept since"}, 4))
         assert tool_text(again) == "Saved as #2 in shop."
         # The session came from the store: the proxy did not have to initialize again.
         assert len(mcp_sessions(store_url)) == 1

@@ -309,7 +309,7 @@ def test_a_hub_killed_mid_conversation_and_restarted_answers_the_next_call(
     after_env = sqlite_env(tmp_path, store_after)
     hub = PinnedHub(after_env, port)
     try:
-        saved = proxy.request(tool_call_request("save_memory", {"text": "After the crash"}, 2))
+        saved = proxy.request(tool_call_request("save_memory", {"text": "Notes kept since"}, 2))
         number = 2 if store_after == "hub.db" else 1
         assert tool_text(saved) == f"Saved as #{number} in shop."
         fetched = proxy.request(tool_call_request("get_observations", {"ids": [number]}, 3))

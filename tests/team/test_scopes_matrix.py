@@ -72,7 +72,7 @@ def minimal_arguments(matrix: Matrix, tool: str, scope: str) -> dict[str, Any]:
 
 
 def saved_id(text: str) -> int:
-    found = re.fullmatch(r"Saved as #(\d+) in shop\.", text)
+    found = re.fullmatch(r"Saved as #(\d+) in shop\.(?:\nSimilar to #\d+ .+)*", text)
     assert found, text
     return int(found.group(1))
 
@@ -225,7 +225,7 @@ def seed_shop_and_billing(team: Team) -> tuple[int, int]:
             "facts": [{"subject": "db", "predicate": "uses", "object": "mysql"}],
         },
     )
-    found = re.fullmatch(r"Saved as #(\d+) in billing\.", billing)
+    found = re.fullmatch(r"Saved as #(\d+) in billing\.(?:\nSimilar to #\d+ .+)*", billing)
     assert found, billing
     team.admin.text("work_state_write", {"list": "todo", "items": ["shop item"], "project": "shop"})
     team.admin.text(
@@ -318,7 +318,7 @@ def test_every_project_means_only_the_allowed_ones(team: Team) -> None:
 
 
 def saved_id_in(text: str, project: str) -> int:
-    found = re.fullmatch(rf"Saved as #(\d+) in {project}\.", text)
+    found = re.fullmatch(rf"Saved as #(\d+) in {project}\.(?:\nSimilar to #\d+ .+)*", text)
     assert found, text
     return int(found.group(1))
 
