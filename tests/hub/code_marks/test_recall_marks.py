@@ -167,3 +167,5 @@ def test_open_mem_reads_show_the_same_marks(http: TestClient, repo: Repo) -> Non
     assert got[1] == mark
     around = recalled(mem.text("mem-history", {"anchor": upload}))
     assert mark_under(around, f"> obs-{upload} ") == mark
+    sessions = recalled(mem.text("mem-history", {}))
+    assert mark_under(sessions, f"  obs-{upload} ") == mark
