@@ -3,9 +3,10 @@ one cluster on request (--merge, --keep) and undo a merge in one action (--undo)
 
 import argparse
 import sys
+from pathlib import Path
 
 from aletheia_hub.clock import day
-from aletheia_hub.commands.store_access import add_store_options, open_store
+from aletheia_hub.commands.store_access import open_store
 from aletheia_hub.store.db import Database
 from aletheia_hub.store.merges import (
     MergeError,
@@ -52,7 +53,17 @@ def add_parser(actions: "argparse._SubParsersAction[argparse.ArgumentParser]") -
     consolidate.add_argument(
         "--keep", type=int, metavar="ID", help="with --merge: the memory kept (default: the first)"
     )
-    add_store_options(consolidate)
+    # The store may be named before the action too (`maintain --hub-db X consolidate`): the
+    # action's own options default to nothing, so they never hide the ones given before it.
+    store = consolidate.add_mutually_exclusive_group()
+    store.add_argument(
+        "--hub-db", type=Path, default=argparse.SUPPRESS, help="SQLite file of the store"
+    )
+    store.add_argument(
+        "--database-url",
+        default=argparse.SUPPRESS,
+        help="PostgreSQL URL of the store (else $ALETHEIA_DATABASE_URL)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
