@@ -169,3 +169,27 @@ def test_open_mem_reads_show_the_same_marks(http: TestClient, repo: Repo) -> Non
     assert mark_under(around, f"> obs-{upload} ") == mark
     sessions = recalled(mem.text("mem-history", {}))
     assert mark_under(sessions, f"  obs-{upload} ") == mark
+
+
+def test_paging_past_a_budget_cut_never_skips_a_memory_moved_down(
+    http: TestClient, repo: Repo, tmp_path: Path
+) -> None:
+    feature = repo.worktree(tmp_path / "feature", "feature-x")
+    feature.write("src/ledger.py", "rounding = 2\n")
+    feature.commit("ledger")
+    moved = save(client_in(http, feature), "ledger ledger ledger rounding", ["src/ledger.py"])
+    mcp = client_in(http, repo)
+    others = [
+        save(mcp, f"ledger notes number {n} about how the monthly totals are kept", [])
+        for n in range(5)
+    ]
+    seen: list[int] = []
+    offset = 0
+    for _ in range(10):
+        answer = mcp.text("search", {"query": "ledger", "max_tokens": 200, "offset": offset})
+        seen += memory_ids(answer)
+        more = re.search(r"with offset=(\d+)", answer)
+        if more is None:
+            break
+        offset = int(more[1])
+    assert set(seen) == {moved, *others}

@@ -2,7 +2,7 @@
 recall's order by them (memories of an unmerged branch below the current line's; in session
 context, fresh before stale)."""
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from itertools import groupby
 
@@ -25,7 +25,7 @@ def recall_marks(ctx: ToolContext, memory_ids: Iterable[int]) -> dict[int, CodeM
     return ctx.code_marks.marks(session=ctx.session, memory_ids=memory_ids, status=status)
 
 
-def unmerged_last(hits: Sequence[MemoryHit], marks: dict[int, CodeMark]) -> list[MemoryHit]:
+def unmerged_last(hits: Sequence[MemoryHit], marks: Mapping[int, CodeMark]) -> list[MemoryHit]:
     """Search's order, with memories of a branch not merged into HEAD after the others."""
     return ordered_by_mark(hits, [hit.id for hit in hits], marks, stale_lower=False)
 

@@ -107,7 +107,6 @@ def search(args: SearchArgs, ctx: ToolContext) -> str:
     result = found.result
     if not result.empty:
         marks = recall_marks(ctx, [hit.id for hit in result.memories])
-        result = replace(result, memories=unmerged_last(result.memories, marks))
         return _fitted_results(args, result, found.note, marks)
     return formats.no_matches(_nothing_found(args, query_text, projects), found.note)
 
@@ -120,7 +119,9 @@ def _fitted_results(
     facts, hits = result.facts, result.memories
 
     def shown(kept: int) -> SearchResult:
-        return replace(result, facts=facts[:kept], memories=hits[: max(0, kept - len(facts))])
+        # The hits kept are the best ones by rank; among them, an unmerged branch's go last.
+        memories = unmerged_last(hits[: max(0, kept - len(facts))], marks)
+        return replace(result, facts=facts[:kept], memories=memories)
 
     def render(kept: int) -> str:
         return formats.search_results(shown(kept), note, marks)
