@@ -6,7 +6,7 @@ from pathlib import Path
 
 from aletheia_hub.code_marks import CodeMark, mark_line, marks_for, ordered_by_mark
 from aletheia_hub.code_marks.local import LocalCheckoutStatus, MarkCache
-from aletheia_hub.code_marks.pushed import PushedCheckoutStatus, PushedStatus
+from aletheia_hub.code_marks.pushed import PushedCheckoutStatus, PushedStatus, PushedStatuses
 from aletheia_hub.store.code_refs import SavedCode
 from aletheia_shared.code_changes import FileChange
 from aletheia_shared.git_checkout import read_checkout
@@ -125,3 +125,22 @@ def test_a_long_mark_names_three_files_and_counts_the_rest() -> None:
         "  ↳ f0.py changed in 1 commit since; f1.py changed in 1 commit since; "
         "f2.py changed in 1 commit since; 2 more files changed"
     )
+
+
+def test_pushed_statuses_keep_to_their_bounds() -> None:
+    def status(files: int) -> PushedStatus:
+        changes = {
+            ("c" * 40, f"f{n}.py", "b" * 40): FileChange(f"f{n}.py", "changed", 1)
+            for n in range(files)
+        }
+        return PushedStatus("main", changes, {})
+
+    kept = PushedStatuses(entries=3, changes=10)
+    for head in "abcd":
+        kept.put(("token", "root", head * 40), status(2))
+    assert [kept.get(("token", "root", head * 40)) is not None for head in "abcd"] == [
+        False, True, True, True,
+    ]  # fmt: skip
+    kept.put(("token", "root", "e" * 40), status(9))
+    assert kept.get(("token", "root", "e" * 40)) is not None
+    assert kept.get(("token", "root", "d" * 40)) is None

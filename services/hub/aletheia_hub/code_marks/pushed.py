@@ -10,6 +10,7 @@ from typing import Final
 from aletheia_shared.code_changes import FileChange
 
 PUSHED_ENTRIES: Final = 1024  # checkouts (token, root, HEAD) kept
+PUSHED_CHANGES: Final = 100_000  # file changes kept in all, so pushes cannot fill the memory
 # (token id, root id, HEAD): a status only ever marks its own caller's recall
 PushKey = tuple[str | None, str, str]
 
@@ -24,17 +25,26 @@ class PushedStatus:
 class PushedStatuses:
     """The newest pushed status of each checkout, bounded, shared by one app's threads."""
 
-    def __init__(self, entries: int = PUSHED_ENTRIES) -> None:
+    def __init__(self, entries: int = PUSHED_ENTRIES, changes: int = PUSHED_CHANGES) -> None:
         self._entries = entries
+        self._changes = changes
+        self._held = 0  # file changes of every status kept
         self._kept: OrderedDict[PushKey, PushedStatus] = OrderedDict()
         self._lock = threading.Lock()
 
     def put(self, key: PushKey, status: PushedStatus) -> None:
+        """Keep `status`, forgetting the oldest statuses beyond the bounds."""
         with self._lock:
+            replaced = self._kept.pop(key, None)
+            if replaced is not None:
+                self._held -= len(replaced.changes)
             self._kept[key] = status
-            self._kept.move_to_end(key)
-            while len(self._kept) > self._entries:
-                self._kept.popitem(last=False)
+            self._held += len(status.changes)
+            while len(self._kept) > 1 and (
+                len(self._kept) > self._entries or self._held > self._changes
+            ):
+                _, dropped = self._kept.popitem(last=False)
+                self._held -= len(dropped.changes)
 
     def get(self, key: PushKey) -> PushedStatus | None:
         with self._lock:
