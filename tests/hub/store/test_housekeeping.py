@@ -69,7 +69,7 @@ def test_maintain_runs_every_step_with_a_progress_bar(
                 )
     finally:
         db.dispose()
-    args = argparse.Namespace(hub_db=None, database_url=store_url)
+    args = argparse.Namespace(hub_db=None, database_url=store_url, maintain_action=None)
     assert maintain.run(args) == 0
     out, err = capsys.readouterr()
     steps = len(STEPS) + 2  # and the two capture steps, made from the settings
