@@ -5,23 +5,21 @@ from the caller's own pushed status."""
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
-from aletheia_hub import auth
 from aletheia_hub.auth import Principal
 from aletheia_hub.code_marks import CodeMarks
 from aletheia_hub.code_marks.pushed import PushedStatus
 from aletheia_hub.http.auth import PrincipalDep
 from aletheia_hub.http.deps import CodeMarksDep, DatabaseDep, RateLimiterDep, SettingsDep
-from aletheia_hub.http.rest_budget import spend_one
+from aletheia_hub.http.rest_budget import allowed_project
 from aletheia_hub.ratelimit import TokenRateLimiter
 from aletheia_hub.settings import Settings
 from aletheia_hub.store.code_refs import MAX_REFS, live_code_refs
 from aletheia_hub.store.db import Database
 from aletheia_shared.code_changes import FileChange
-from aletheia_shared.project import DEFAULT_PROJECT
 
 router = APIRouter(prefix="/api/code")
 # Who may ask and push: anyone who may search, since it only changes what their recall shows.
@@ -117,12 +115,9 @@ def _project(
     settings: Settings,
 ) -> str:
     """The project asked about, after the rate budget and the token's rights."""
-    spend_one(limiter, principal, settings)
-    try:
-        auth.check_tool_access(principal, ACCESS_NAME, "read")
-        return auth.resolve_project(principal, requested, DEFAULT_PROJECT)
-    except auth.AccessDenied as error:
-        raise HTTPException(status_code=403, detail=error.message) from None
+    return allowed_project(
+        principal, requested, tool=ACCESS_NAME, access="read", limiter=limiter, settings=settings
+    )
 
 
 def _refs(

@@ -6,18 +6,17 @@ only, capture off for the host or the project, nothing outside <private> tags)."
 from collections.abc import Callable
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, HTTPException, Request, Response
+from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 
-from aletheia_hub import auth
 from aletheia_hub.auth import Principal
 from aletheia_hub.capture import capture_is_off, host_key
 from aletheia_hub.http.auth import PrincipalDep
 from aletheia_hub.http.deps import DatabaseDep, RateLimiterDep, SettingsDep
 from aletheia_hub.http.mcp_endpoint import caller_folder
-from aletheia_hub.http.rest_budget import spend_one
+from aletheia_hub.http.rest_budget import allowed_project
 from aletheia_hub.mcp.caller_checkout import CallerCheckout, caller_checkout, code_state
 from aletheia_hub.ratelimit import TokenRateLimiter
 from aletheia_hub.settings import Settings
@@ -36,7 +35,6 @@ from aletheia_hub.work_capture.events import (
     WorkEvent,
 )
 from aletheia_shared import headers
-from aletheia_shared.project import DEFAULT_PROJECT
 
 router = APIRouter(prefix="/api")
 Name = Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[^\x00-\x1f]+$")]
@@ -151,12 +149,9 @@ def _project(
     settings: Settings,
 ) -> str:
     """The project the call works in, after the rate budget and the token's rights."""
-    spend_one(limiter, principal, settings)
-    try:
-        auth.check_tool_access(principal, ACCESS_NAME, "write")
-        return auth.resolve_project(principal, requested, DEFAULT_PROJECT)
-    except auth.AccessDenied as error:
-        raise HTTPException(status_code=403, detail=error.message) from None
+    return allowed_project(
+        principal, requested, tool=ACCESS_NAME, access="write", limiter=limiter, settings=settings
+    )
 
 
 def _capture_off(settings: Settings, host: str, project: str) -> str | None:

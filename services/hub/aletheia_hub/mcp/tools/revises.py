@@ -9,6 +9,7 @@ from aletheia_hub.mcp import formats
 from aletheia_hub.mcp.caller_checkout import code_state
 from aletheia_hub.mcp.context import ToolContext
 from aletheia_hub.mcp.errors import ToolError
+from aletheia_hub.mcp.revising import revise_for_tool
 from aletheia_hub.mcp.similar_saves import similar_lines, similar_to_saved, with_similar
 from aletheia_hub.store import memories, revisions
 from aletheia_hub.store.facts import FactInput, clean_fact, record_facts
@@ -44,18 +45,13 @@ def revise_by_save(
         files=files,
         code=code_state(ctx.checkout, files or [], text),
     )
-    try:
-        done = revisions.revise_memory(
-            session=ctx.session,
-            memory_id=memory_id,
-            change=change,
-            tool=ctx.caller_tool,
-            session_id=ctx.session_id,
-        )
-    except revisions.AlreadySuperseded as refused:
-        raise ToolError(formats.already_revised(memory_id, refused.newer_id)) from None
-    except revisions.SameAsExisting as refused:
-        raise ToolError(formats.same_as_existing(refused.existing_id)) from None
+    done = revise_for_tool(
+        ctx,
+        memory_id,
+        change,
+        already_revised=formats.already_revised,
+        same_as_existing=formats.same_as_existing,
+    )
     if pinned is not None:
         memories.set_pinned(session=ctx.session, memory_id=done.new_id, pinned=pinned)
     clean = [clean_fact(fact.subject, fact.predicate, fact.object) for fact in facts]

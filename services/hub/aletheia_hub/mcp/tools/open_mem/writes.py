@@ -10,6 +10,7 @@ from aletheia_hub.mcp.caller_checkout import code_state
 from aletheia_hub.mcp.context import ToolContext
 from aletheia_hub.mcp.errors import ToolError
 from aletheia_hub.mcp.registry import Tool
+from aletheia_hub.mcp.revising import revise_for_tool
 from aletheia_hub.mcp.similar_saves import similar_lines, similar_to_saved, with_similar
 from aletheia_hub.mcp.tools.common import ToolArgs
 from aletheia_hub.mcp.tools.open_mem import formats
@@ -105,18 +106,13 @@ def mem_revise(args: ReviseArgs, ctx: ToolContext) -> str:
         reason=args.reason,
         code=code_state(ctx.checkout, [], args.narrative),
     )
-    try:
-        done = revisions.revise_memory(
-            session=ctx.session,
-            memory_id=memory_id,
-            change=change,
-            tool=ctx.caller_tool,
-            session_id=ctx.session_id,
-        )
-    except revisions.AlreadySuperseded as refused:
-        raise ToolError(formats.already_revised(memory_id, refused.newer_id)) from None
-    except revisions.SameAsExisting as refused:
-        raise ToolError(formats.same_as_existing(refused.existing_id)) from None
+    done = revise_for_tool(
+        ctx,
+        memory_id,
+        change,
+        already_revised=formats.already_revised,
+        same_as_existing=formats.same_as_existing,
+    )
     return formats.revised(done.old_id, done.new_id, done.reason, done.redacted)
 
 
