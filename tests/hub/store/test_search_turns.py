@@ -1,10 +1,13 @@
 """The header of a saved turn in the shapes hosts and people write: who speaks, when, and
 where what they say begins; a label, an address or a time opens no turn."""
 
+import json
+
 import pytest
 
 from aletheia_hub.store.search.cues import LABELS, says_when, speaker
-from aletheia_hub.store.search.turns import parse
+from aletheia_hub.store.search.turns import parse, plain
+from aletheia_hub.store.vectors import memory_text
 
 
 @pytest.mark.parametrize(
@@ -103,3 +106,66 @@ def test_a_label_an_address_or_a_time_opens_no_turn(text: str) -> None:
 def test_the_stamp_of_a_turn_in_any_shape_is_not_when_its_story_happened(text: str) -> None:
     assert says_when(text) is False
     assert says_when(text.replace("so powerful", "last weekend")) is True
+
+
+SAID = 'Hi Audrey! How "was" your week?'
+SHAPED = [
+    f"Jolene: {SAID}",
+    f"[30 January 2026, 9:27 am] Jolene: {SAID}",
+    f"Jolene (30 January 2026, 9:27 am): {SAID}",
+    f"Jolene said: {SAID}",
+    f"**Jolene**: {SAID}",
+    f"**Jolene:** {SAID}",
+    f"Jolene — {SAID}",
+    f"> Jolene: {SAID}",
+    json.dumps({"speaker": "Jolene", "date": "30 January 2026, 9:27 am", "text": SAID}),
+    f"01/30/26, 9:27 AM - Jolene: {SAID}",
+    f"Jolene  9:27 AM\n{SAID}",
+    f"Jolene — 01/30/2026 9:27 AM\n{SAID}",
+    f"Jolene — Today at 9:27 AM\n{SAID}",
+]
+
+
+@pytest.mark.parametrize("text", SHAPED)
+def test_a_turn_in_any_shape_is_embedded_as_the_same_words(text: str) -> None:
+    # What the vector is made of: who and what, not the stamp or the shape's syntax; the
+    # title a save makes of the turn's head is not read again.
+    assert plain(text, LABELS) == f"Jolene: {SAID}"
+    assert memory_text(" ".join(text.split())[:100], text) == f"Jolene: {SAID}"
+
+
+def test_every_turn_of_a_saved_exchange_is_written_one_way() -> None:
+    exchange = (
+        "[8 May 2026, 1:56 pm] Caroline: it was powerful\n"
+        "and I cried a bit\n"
+        "Melanie  1:57 PM\nI'm glad you went\n"
+        '{"role": "user", "content": "and then?"}\n'
+        "Note: she goes again in June"
+    )
+    assert plain(exchange, LABELS) == (
+        "Caroline: it was powerful\n"
+        "and I cried a bit\n"
+        "Melanie: I'm glad you went\n"
+        "user: and then?\n"
+        "Note: she goes again in June"
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Note: the deploy needs the VPN\n\nsee **Decision**: use pgvector",
+        "At 10:30 the build broke\n  indented: code\n",
+        "",
+        "\n\n",
+    ],
+)
+def test_a_note_with_no_turn_is_embedded_as_written(text: str) -> None:
+    assert plain(text, LABELS) == text
+
+
+def test_a_title_of_its_own_is_embedded_before_the_text() -> None:
+    assert memory_text("Deploys", "**Ann**: blue-green") == "Deploys\nAnn: blue-green"
+    assert memory_text("Deploys use blue-green", "Deploys use blue-green, said ops") == (
+        "Deploys use blue-green, said ops"
+    )

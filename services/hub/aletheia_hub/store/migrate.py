@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from alembic.config import Config
 
 MIGRATIONS_DIR: Final = Path(__file__).with_name("migrations")
+# The store_meta key migration 0021 leaves while memories wait to be read again.
+TURN_WORDS_KEY: Final = "turn_words_after"
 # Any constant works; it only has to be the same for every replica.
 PG_MIGRATION_LOCK_KEY: Final = 7_411_001
 _REVISION: Final = re.compile(r'^revision = "(\w+)"$', re.MULTILINE)
@@ -77,9 +79,29 @@ def _config(connection: Connection) -> "Config":
 
 def upgrade_to_head(engine: Engine) -> None:
     """Apply every pending migration; on PostgreSQL under an advisory lock. An SQLite store
-    with rows is backed up beside itself first."""
-    if is_current(engine):
-        return
+    with rows is backed up beside itself first. Then the data a migration left to the hub's
+    own code is brought up to date (store/turn_words.py), also when an earlier start stopped
+    before it was done."""
+    if not is_current(engine):
+        _upgrade(engine)
+    _finish_data(engine)
+
+
+def _finish_data(engine: Engine) -> None:
+    with engine.connect() as connection:
+        try:
+            row = connection.execute(
+                text("SELECT 1 FROM store_meta WHERE key = :key"), {"key": TURN_WORDS_KEY}
+            ).first()
+        except DBAPIError:
+            return
+    if row is not None:
+        from aletheia_hub.store.turn_words import refresh_turn_words
+
+        refresh_turn_words(engine)
+
+
+def _upgrade(engine: Engine) -> None:
     from alembic import command
 
     back_up_before_upgrade(engine, known_revisions())

@@ -21,6 +21,7 @@ from sqlmodel import Session
 from aletheia_hub.clock import now_ms
 from aletheia_hub.store import driver
 from aletheia_hub.store.pgvector import copy_saved
+from aletheia_hub.store.search import unshaped
 from aletheia_hub.store.tables import EMBEDDINGS, FACTS, MEMORIES
 
 ItemKind = Literal["memory", "fact"]
@@ -156,8 +157,18 @@ def count_pending(*, session: Session, model: str, projects: Sequence[str] | Non
 
 
 def memory_text(title: str, text: str) -> str:
-    """What a memory's vector is made of: its title, then its text."""
-    return text if text.startswith(title) else f"{title}\n{text}"
+    """What a memory's vector is made of: its title, then its text, each conversation turn in
+    them written "Name: what they say" (cues.unshaped), so the same words embed alike whatever
+    shape a host saved them in. A title made of the text's head is not read twice."""
+    said = unshaped(text)
+    head = _flat(title)
+    if any(_flat(t[: 2 * len(title) + 64]).startswith(head) for t in (said, text)):
+        return said
+    return f"{unshaped(title)}\n{said}"
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
 
 
 def fact_text(subject: str, predicate: str, obj: str) -> str:

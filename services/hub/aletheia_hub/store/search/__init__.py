@@ -13,7 +13,13 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
-    from aletheia_hub.store.search.engine import index_fact, index_memory, insert_memory
+    from aletheia_hub.store.search.cues import unshaped
+    from aletheia_hub.store.search.engine import (
+        index_fact,
+        index_memory,
+        insert_memory,
+        reindex_memory_words,
+    )
     from aletheia_hub.store.search.filters import date_order, hit_columns, memory_filters
     from aletheia_hub.store.search.fusion import FusedScore
     from aletheia_hub.store.search.hybrid import HybridResult, Mode
@@ -30,9 +36,11 @@ if TYPE_CHECKING:
 # Each public name, by the module inside that defines it (and its name there, when another).
 _HOMES: Final = MappingProxyType(
     {
+        "unshaped": ("cues", "unshaped"),
         "index_fact": ("engine", "index_fact"),
         "index_memory": ("engine", "index_memory"),
         "insert_memory": ("engine", "insert_memory"),
+        "reindex_memory_words": ("engine", "reindex_memory_words"),
         "date_order": ("filters", "date_order"),
         "hit_columns": ("filters", "hit_columns"),
         "memory_filters": ("filters", "memory_filters"),
@@ -81,8 +89,10 @@ __all__ = (
     "memory_neighbours",
     "open_vector_search",
     "query_terms",
+    "reindex_memory_words",
     "similar_memories",
     "thread",
+    "unshaped",
 )
 
 

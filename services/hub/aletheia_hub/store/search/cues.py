@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Final
 
 from aletheia_hub.store.search.terms import term_set, words
-from aletheia_hub.store.search.turns import SPEECH, parse
+from aletheia_hub.store.search.turns import SPEECH, parse, plain
 
 _NAME_WORD: Final = r"([A-Z][a-z]+(?:[ -][A-Z][a-z]+)?)"
 _LIKELY_NAMES: Final = (
@@ -121,6 +121,14 @@ def says_when(text: str) -> bool:
     turn = parse(text, LABELS)
     said = turn.said(text) if turn is not None else _STAMP.sub("", text, count=1)
     return _SAYS_WHEN.search(said) is not None
+
+
+def unshaped(text: str) -> str:
+    """`text` with each conversation turn in it written "Name: what they say" (turns.plain):
+    what a memory's keyword index, default title and vector are made of, so the same words
+    are found alike whatever shape a host saved them in. A turn's stamp is when it was said,
+    which search reads from the save time, not from words."""
+    return plain(text, LABELS)
 
 
 def spoken(text: str) -> str:

@@ -59,6 +59,11 @@ def index_memory(
     backend_for(session).index_memory(session, memory_id, project, title, text, files)
 
 
+def reindex_memory_words(connection: Connection, memory_id: int, title: str, text: str) -> None:
+    """Index a stored memory's title and text again, as index_memory now reads them."""
+    _backend_of(connection.dialect.name).reindex_words(connection, memory_id, title, text)
+
+
 def index_fact(
     *, session: Session, fact_id: int, project: str, subject: str, predicate: str, obj: str
 ) -> None:

@@ -14,6 +14,7 @@ from sqlmodel import Session
 
 from aletheia_hub.store import driver
 from aletheia_hub.store.search import pg_counts, pg_reading, pg_stats
+from aletheia_hub.store.search.cues import unshaped
 from aletheia_hub.store.search.filters import (
     HIT_COLUMNS,
     HIT_SQL,
@@ -68,6 +69,16 @@ def index_memory(
     )
 
 
+def reindex_words(connection: Connection, memory_id: int, title: str, body: str) -> None:
+    files = connection.execute(
+        text("SELECT path FROM memory_files WHERE memory_id = :id ORDER BY path"), {"id": memory_id}
+    ).scalars()
+    connection.execute(
+        text(f"UPDATE memories SET search_vector = {_MEMORY_VECTOR} WHERE id = :id"),
+        {"id": memory_id, **_memory_words(title, body, list(files))},
+    )
+
+
 @functools.cache
 def _insert_with_words(columns: tuple[str, ...]) -> TextClause:
     values = ", ".join(f":{column}" for column in columns)
@@ -79,8 +90,8 @@ def _insert_with_words(columns: tuple[str, ...]) -> TextClause:
 
 def _memory_words(title: str, body: str, files: Sequence[str]) -> dict[str, str]:
     return {
-        "index_title": index_terms(title),
-        "index_body": index_terms(body + " " + " ".join(files)),
+        "index_title": index_terms(unshaped(title)),
+        "index_body": index_terms(unshaped(body) + " " + " ".join(files)),
     }
 
 

@@ -19,6 +19,7 @@ from aletheia_hub.store.search.meaning import Meaning
 from aletheia_hub.store.search.model import SearchQuery
 from aletheia_hub.store.search.service import SearchService
 from aletheia_hub.store.search.terms import term_set
+from aletheia_hub.store.vectors import memory_text
 
 # A candidate at or above this score is shown (bench/dedup.py: precision >= 0.9 on its set).
 DEFAULT_THRESHOLD: Final = 0.6
@@ -75,7 +76,7 @@ def similar_memories(
     records = _read(session, ids)
     mine = term_set(f"{title} {text}")
     scores = {r.id: word_similarity(mine, term_set(f"{r.title} {r.text}")) for r in records}
-    meaning = _meaning(semantic, f"{title}\n{text}", ids)
+    meaning = _meaning(semantic, memory_text(title, text), ids)
     for memory_id, cosine in meaning.items():
         if memory_id in scores:
             scores[memory_id] = (scores[memory_id] + cosine) / 2

@@ -10,6 +10,7 @@ from sqlalchemy import Connection, insert, text
 from sqlmodel import Session
 
 from aletheia_hub.store import driver
+from aletheia_hub.store.search.cues import unshaped
 from aletheia_hub.store.search.filters import (
     HIT_COLUMNS,
     HIT_SQL,
@@ -84,9 +85,20 @@ def _index_memory(
         {
             "id": memory_id,
             "project": project_term(project),
-            "title": index_terms(title),
-            "body": index_terms(body),
+            "title": index_terms(unshaped(title)),
+            "body": index_terms(unshaped(body)),
             "files": index_terms(" ".join(files)),
+        },
+    )
+
+
+def reindex_words(connection: Connection, memory_id: int, title: str, body: str) -> None:
+    connection.execute(
+        text("UPDATE memories_fts SET title = :title, body = :body WHERE rowid = :id"),
+        {
+            "id": memory_id,
+            "title": index_terms(unshaped(title)),
+            "body": index_terms(unshaped(body)),
         },
     )
 

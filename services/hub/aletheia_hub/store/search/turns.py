@@ -110,3 +110,31 @@ def _unescaped(value: str) -> str:
     except json.JSONDecodeError:
         return value
     return decoded if isinstance(decoded, str) else value
+
+
+def plain(text: str, labels: frozenset[str] = frozenset()) -> str:
+    """`text` with every turn it holds written one way, "Name: what they say": the stamp and
+    the syntax of its shape (brackets, emphasis, a dash, a quote mark, a JSON line, a chat
+    export's clock) left out, lines that open no turn kept as written. The same words said
+    in any shape read alike, which is what a turn's vector is made of."""
+    lines: list[str] = []
+    start = 0
+    while True:
+        line_end = text.find("\n", start)
+        line_end = len(text) if line_end < 0 else line_end
+        turn = parse(text[start : line_end + 1], labels) if text[start:line_end].strip() else None
+        if turn is None:
+            lines.append(text[start:line_end])
+            if line_end == len(text):
+                return "\n".join(lines)
+            start = line_end + 1
+            continue
+        body = start + turn.body  # a Slack or Discord header's words begin on the next line
+        said_end = text.find("\n", body)
+        said_end = len(text) if said_end < 0 else said_end
+        said_end = said_end if turn.end is None else min(said_end, start + turn.end)
+        lines.append(f"{turn.speaker}: {_unescaped(text[body:said_end]).strip()}")
+        next_line = text.find("\n", max(said_end, body))
+        if next_line < 0:
+            return "\n".join(lines)
+        start = next_line + 1
