@@ -248,11 +248,13 @@ def run(args: argparse.Namespace, folder: Path) -> None:
         f"questions: {counts}; top {DEPTH} per search, each in its conversation's project"
     )
     recall: dict[str, list[float]] = {}
+    memories: list[int] = []
     for shape in args.shapes:
         turns = shaped(conversations.turns, shape)
         print(f"shape {shape}: {turns[0].text!r}")
         saved = Conversations(turns, questions)
         path, ids = prepared_store(folder, args.seed, saved, shape)
+        memories.append(len(set(ids)))
         rows = evaluate(path, args, questions, ids)
         print(TABLE_HEAD)
         print("\n".join(table_line(row) for row in rows))
@@ -261,15 +263,18 @@ def run(args: argparse.Namespace, folder: Path) -> None:
                 key = f"{row.via:<6}{row.mode:<9}{row.split:<6}"
                 recall.setdefault(key, []).append(mean([s.recall5 for s in row.scores]))
     if len(args.shapes) > 1:
-        print(shape_table(args.shapes, recall))
+        print(shape_table(args.shapes, recall, memories))
 
 
-def shape_table(shapes: list[str], recall: dict[str, list[float]]) -> str:
-    """recall@5 of every question per shape (columns), and the spread between shapes."""
+def shape_table(shapes: list[str], recall: dict[str, list[float]], memories: list[int]) -> str:
+    """recall@5 of every question per shape (columns), and the spread between shapes; then
+    how many memories each shape's store holds (a turn that repeats one of its conversation
+    word for word, with no stamp to tell them apart, is that memory: save_memory's rule)."""
     width = max(9, *(len(shape) + 1 for shape in shapes))
     head = f"{'via':<6}{'mode':<9}{'split':<6}" + "".join(f"{s:>{width}}" for s in shapes)
     lines = [f"recall@5 per shape (all questions):\n{head}{'spread':>9}"]
     for key, figures in recall.items():
         cells = "".join(f"{figure:>{width}.3f}" for figure in figures)
         lines.append(f"{key}{cells}{max(figures) - min(figures):>9.3f}")
+    lines.append(f"{'memories':<21}" + "".join(f"{count:>{width}}" for count in memories))
     return "\n".join(lines)

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from aletheia_hub.store.search.cues import LABELS, says_when, speaker
+from aletheia_hub.store.search.cues import LABELS, says_when, speaker, title_words
 from aletheia_hub.store.search.turns import parse, plain
 from aletheia_hub.store.vectors import memory_text
 
@@ -169,3 +169,11 @@ def test_a_title_of_its_own_is_embedded_before_the_text() -> None:
     assert memory_text("Deploys use blue-green", "Deploys use blue-green, said ops") == (
         "Deploys use blue-green, said ops"
     )
+
+
+def test_a_title_made_of_a_turns_head_is_indexed_as_its_words() -> None:
+    said = "Peanut knocked a plant off the windowsill this morning, so that is how my day began."
+    for text in (f"[30 January 2026, 9:32 am] Audrey: {said}", f"Audrey: {said}"):
+        title = " ".join(text.split())[:100]  # save_memory's default title
+        assert title_words(title, text) == f"Audrey: {said}"[:100]
+    assert title_words("**Ann**: plans", "Something else") == "Ann: plans"

@@ -24,12 +24,10 @@ from aletheia_hub.redact import Redacted, redact, redact_name
 from aletheia_hub.store.entries import insert_entry
 from aletheia_hub.store.errors import StoreError
 from aletheia_hub.store.scope import PROJECT_SCOPE, USER_SCOPE
-from aletheia_hub.store.search import insert_memory, unshaped
+from aletheia_hub.store.search import insert_memory
 from aletheia_hub.store.tables import MEMORIES, MEMORY_FILES
 
 TITLE_FROM_TEXT_CHARS: Final = 100
-# How much of the text a title is made from: room for a turn's header before its words.
-_TITLE_READS: Final = 1_000
 # What redact() puts in a secret's place, `[REDACTED:<kind>]`, and how long one can be.
 _MARKER: Final = re.compile(r"\[REDACTED:[^\]\s]*\]")
 _MARKER_MAX: Final = 60
@@ -120,11 +118,9 @@ def superseded_hash(old_hash: str, memory_id: int) -> str:
 
 
 def default_title(text: str) -> str:
-    """A title for a memory saved without one: the first 100 characters of its text, a
-    conversation turn's written "Name: what they say" (cues.unshaped: a stamp, a JSON line's
-    keys or a chat export's clock would take the title's room), never cut inside a redaction
-    marker (the marker is left out whole instead)."""
-    flat = " ".join(unshaped(text[:_TITLE_READS]).split())
+    """A title for a memory saved without one: the first 100 characters of its text, never
+    cut inside a redaction marker (the marker is left out whole instead)."""
+    flat = " ".join(text.split())
     cut = TITLE_FROM_TEXT_CHARS
     for marker in _MARKER.finditer(flat, 0, cut + _MARKER_MAX):
         if marker.start() < cut < marker.end():

@@ -21,7 +21,7 @@ from sqlmodel import Session
 from aletheia_hub.clock import now_ms
 from aletheia_hub.store import driver
 from aletheia_hub.store.pgvector import copy_saved
-from aletheia_hub.store.search import unshaped
+from aletheia_hub.store.search import is_head_of, unshaped
 from aletheia_hub.store.tables import EMBEDDINGS, FACTS, MEMORIES
 
 ItemKind = Literal["memory", "fact"]
@@ -161,14 +161,9 @@ def memory_text(title: str, text: str) -> str:
     them written "Name: what they say" (cues.unshaped), so the same words embed alike whatever
     shape a host saved them in. A title made of the text's head is not read twice."""
     said = unshaped(text)
-    head = _flat(title)
-    if any(_flat(t[: 2 * len(title) + 64]).startswith(head) for t in (said, text)):
+    if is_head_of(title, text):
         return said
     return f"{unshaped(title)}\n{said}"
-
-
-def _flat(text: str) -> str:
-    return " ".join(text.split())
 
 
 def fact_text(subject: str, predicate: str, obj: str) -> str:

@@ -13,7 +13,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
-    from aletheia_hub.store.search.cues import unshaped
+    from aletheia_hub.store.search.cues import is_head_of, unshaped
     from aletheia_hub.store.search.engine import (
         index_fact,
         index_memory,
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 _HOMES: Final = MappingProxyType(
     {
         "unshaped": ("cues", "unshaped"),
+        "is_head_of": ("cues", "is_head_of"),
         "index_fact": ("engine", "index_fact"),
         "index_memory": ("engine", "index_memory"),
         "insert_memory": ("engine", "insert_memory"),
@@ -85,6 +86,7 @@ __all__ = (
     "index_fact",
     "index_memory",
     "insert_memory",
+    "is_head_of",
     "memory_filters",
     "memory_neighbours",
     "open_vector_search",

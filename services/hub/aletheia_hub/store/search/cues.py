@@ -131,6 +131,24 @@ def unshaped(text: str) -> str:
     return plain(text, LABELS)
 
 
+def title_words(title: str, text: str) -> str:
+    """What a memory's title is indexed as. A title made of the text's head (save_memory's
+    default: its first 100 characters) is that much of the unshaped text, so a turn's stamp
+    and syntax take none of its room; any other title unshaped."""
+    if not is_head_of(title, text):
+        return unshaped(title)
+    return " ".join(unshaped(text[: 10 * len(title) + 1000]).split())[: len(title)]
+
+
+def is_head_of(title: str, text: str) -> bool:
+    """Whether `title` is the start of `text` (its white space aside)."""
+    return _flat(text[: 2 * len(title) + 64]).startswith(_flat(title))
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
 def spoken(text: str) -> str:
     """What the speaker of a saved turn says (without who and when); a note whole."""
     turn = parse(text, LABELS)

@@ -14,7 +14,7 @@ from sqlmodel import Session
 
 from aletheia_hub.store import driver
 from aletheia_hub.store.search import pg_counts, pg_reading, pg_stats
-from aletheia_hub.store.search.cues import unshaped
+from aletheia_hub.store.search.cues import title_words, unshaped
 from aletheia_hub.store.search.filters import (
     HIT_COLUMNS,
     HIT_SQL,
@@ -90,7 +90,7 @@ def _insert_with_words(columns: tuple[str, ...]) -> TextClause:
 
 def _memory_words(title: str, body: str, files: Sequence[str]) -> dict[str, str]:
     return {
-        "index_title": index_terms(unshaped(title)),
+        "index_title": index_terms(title_words(title, body)),
         "index_body": index_terms(unshaped(body) + " " + " ".join(files)),
     }
 

@@ -10,7 +10,7 @@ from sqlalchemy import Connection, insert, text
 from sqlmodel import Session
 
 from aletheia_hub.store import driver
-from aletheia_hub.store.search.cues import unshaped
+from aletheia_hub.store.search.cues import title_words, unshaped
 from aletheia_hub.store.search.filters import (
     HIT_COLUMNS,
     HIT_SQL,
@@ -85,7 +85,7 @@ def _index_memory(
         {
             "id": memory_id,
             "project": project_term(project),
-            "title": index_terms(unshaped(title)),
+            "title": index_terms(title_words(title, body)),
             "body": index_terms(unshaped(body)),
             "files": index_terms(" ".join(files)),
         },
@@ -97,7 +97,7 @@ def reindex_words(connection: Connection, memory_id: int, title: str, body: str)
         text("UPDATE memories_fts SET title = :title, body = :body WHERE rowid = :id"),
         {
             "id": memory_id,
-            "title": index_terms(unshaped(title)),
+            "title": index_terms(title_words(title, body)),
             "body": index_terms(unshaped(body)),
         },
     )
