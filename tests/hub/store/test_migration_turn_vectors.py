@@ -11,9 +11,10 @@ import pytest
 from sqlalchemy import text
 
 from aletheia_hub.store.db import Database
-from aletheia_hub.store.migrate import TURN_WORDS_KEY, upgrade_to_head
+from aletheia_hub.store.migrate import upgrade_to_head
 from aletheia_hub.store.search.engine import backend_for
 from aletheia_hub.store.search.terms import index_terms, project_term
+from aletheia_hub.store.turn_words import PENDING_KEY as TURN_WORDS_KEY
 from tests.hub.store.test_migrations_keep_rows import ROWS, upgrade_to
 
 TEXTS = {

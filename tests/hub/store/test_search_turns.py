@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from aletheia_hub.store.search.cues import LABELS, says_when, speaker, title_words
-from aletheia_hub.store.search.turns import parse, plain
+from aletheia_hub.store.search.cues import says_when, speaker, title_words
+from aletheia_hub.store.turns import LABELS, parse, plain
 from aletheia_hub.store.vectors import memory_text
 
 

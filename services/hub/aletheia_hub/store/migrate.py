@@ -24,8 +24,6 @@ if TYPE_CHECKING:
     from alembic.config import Config
 
 MIGRATIONS_DIR: Final = Path(__file__).with_name("migrations")
-# The store_meta key migration 0021 leaves while memories wait to be read again.
-TURN_WORDS_KEY: Final = "turn_words_after"
 # Any constant works; it only has to be the same for every replica.
 PG_MIGRATION_LOCK_KEY: Final = 7_411_001
 _REVISION: Final = re.compile(r'^revision = "(\w+)"$', re.MULTILINE)
@@ -88,17 +86,9 @@ def upgrade_to_head(engine: Engine) -> None:
 
 
 def _finish_data(engine: Engine) -> None:
-    with engine.connect() as connection:
-        try:
-            row = connection.execute(
-                text("SELECT 1 FROM store_meta WHERE key = :key"), {"key": TURN_WORDS_KEY}
-            ).first()
-        except DBAPIError:
-            return
-    if row is not None:
-        from aletheia_hub.store.turn_words import refresh_turn_words
+    from aletheia_hub.store.turn_words import refresh_turn_words
 
-        refresh_turn_words(engine)
+    refresh_turn_words(engine)
 
 
 def _upgrade(engine: Engine) -> None:

@@ -1,16 +1,22 @@
 """Memories saved before their conversation turns were read one way (migration 0021): once
-after the upgrade, each whose turns change is indexed again (cues.unshaped: no stamp, no
+after the upgrade, each whose turns change is indexed again (turns.unshaped: no stamp, no
 shape's syntax) and loses a vector made of the former text, which the embedding backlog then
 makes again. The work goes in batches, each in its own transaction that also records how far
 it got, so a hub stopped half way goes on from there at its next start."""
 
+import logging
+import time
 from typing import Final
 
 from sqlalchemy import Connection, Engine, bindparam, text
+from sqlalchemy.exc import DBAPIError
 
-from aletheia_hub.store.migrate import TURN_WORDS_KEY as PENDING_KEY
-from aletheia_hub.store.search import reindex_memory_words, unshaped
-from aletheia_hub.store.vectors import memory_text
+from aletheia_hub.store.turns import unshaped
+
+logger = logging.getLogger(__name__)
+
+# The store_meta key migration 0021 leaves while memories wait to be read again.
+PENDING_KEY: Final = "turn_words_after"
 
 BATCH: Final = 2_000
 
@@ -23,15 +29,26 @@ _DROP_VECTORS: Final = text(
 
 
 def pending(connection: Connection) -> int | None:
-    """The id after which memories are still to be read again; None when none are."""
-    row = connection.execute(
-        text("SELECT value FROM store_meta WHERE key = :key"), {"key": PENDING_KEY}
-    ).first()
+    """The id after which memories are still to be read again; None when none are (also for
+    a store that has no store_meta table yet)."""
+    try:
+        with connection.begin_nested() if connection.in_transaction() else connection.begin():
+            row = connection.execute(
+                text("SELECT value FROM store_meta WHERE key = :key"), {"key": PENDING_KEY}
+            ).first()
+    except DBAPIError:
+        return None
     return None if row is None else int(row[0])
 
 
 def refresh_turn_words(engine: Engine) -> int:
-    """Read again the memories still pending; how many were indexed again."""
+    """Read again the memories still pending; how many were indexed again. A store with none
+    pending (every start but the first after the upgrade) costs one read."""
+    with engine.connect() as connection:
+        if pending(connection) is None:
+            return 0
+    logger.info("Reading saved memories' conversation turns again, once after the upgrade.")
+    started = time.monotonic()
     changed = 0
     while True:
         with engine.begin() as connection:
@@ -43,6 +60,8 @@ def refresh_turn_words(engine: Engine) -> int:
                 connection.execute(
                     text("DELETE FROM store_meta WHERE key = :key"), {"key": PENDING_KEY}
                 )
+                seconds = time.monotonic() - started
+                logger.info("%d memories indexed again in %.1f s.", changed, seconds)
                 return changed
             changed += _read_again(connection, [(r[0], r[1], r[2]) for r in rows])
             connection.execute(
@@ -52,6 +71,10 @@ def refresh_turn_words(engine: Engine) -> int:
 
 
 def _read_again(connection: Connection, rows: list[tuple[int, str, str]]) -> int:
+    # Loaded only when there is work: every other start needs neither.
+    from aletheia_hub.store.search import reindex_memory_words
+    from aletheia_hub.store.vectors import memory_text
+
     reindexed, stale_vectors = 0, []
     for memory_id, title, body in rows:
         if unshaped(title) != title or unshaped(body) != body:

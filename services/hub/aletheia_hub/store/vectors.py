@@ -21,8 +21,8 @@ from sqlmodel import Session
 from aletheia_hub.clock import now_ms
 from aletheia_hub.store import driver
 from aletheia_hub.store.pgvector import copy_saved
-from aletheia_hub.store.search import is_head_of, unshaped
 from aletheia_hub.store.tables import EMBEDDINGS, FACTS, MEMORIES
+from aletheia_hub.store.turns import is_head_of, unshaped
 
 ItemKind = Literal["memory", "fact"]
 MEMORY: Final = "memory"
@@ -158,7 +158,7 @@ def count_pending(*, session: Session, model: str, projects: Sequence[str] | Non
 
 def memory_text(title: str, text: str) -> str:
     """What a memory's vector is made of: its title, then its text, each conversation turn in
-    them written "Name: what they say" (cues.unshaped), so the same words embed alike whatever
+    them written "Name: what they say" (turns.unshaped), so the same words embed alike whatever
     shape a host saved them in. A title made of the text's head is not read twice."""
     said = unshaped(text)
     if is_head_of(title, text):

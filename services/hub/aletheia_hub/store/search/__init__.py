@@ -13,7 +13,6 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
-    from aletheia_hub.store.search.cues import is_head_of, unshaped
     from aletheia_hub.store.search.engine import (
         index_fact,
         index_memory,
@@ -36,8 +35,6 @@ if TYPE_CHECKING:
 # Each public name, by the module inside that defines it (and its name there, when another).
 _HOMES: Final = MappingProxyType(
     {
-        "unshaped": ("cues", "unshaped"),
-        "is_head_of": ("cues", "is_head_of"),
         "index_fact": ("engine", "index_fact"),
         "index_memory": ("engine", "index_memory"),
         "insert_memory": ("engine", "insert_memory"),
@@ -86,7 +83,6 @@ __all__ = (
     "index_fact",
     "index_memory",
     "insert_memory",
-    "is_head_of",
     "memory_filters",
     "memory_neighbours",
     "open_vector_search",
@@ -94,7 +90,6 @@ __all__ = (
     "reindex_memory_words",
     "similar_memories",
     "thread",
-    "unshaped",
 )
 
 

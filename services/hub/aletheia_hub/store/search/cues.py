@@ -2,7 +2,7 @@
 
 - A turn of a conversation is saved as a host writes it: "Caroline: ...", "[8 May 2026,
   1:56 pm] Caroline: ...", "Caroline (8 May 2026): ...", "**Caroline**: ...", a chat export's
-  line and more (turns.py reads them). Its speaker is that name. A question that
+  line and more (store/turns.py reads them). Its speaker is that name. A question that
   names the speaker of some candidates ("what did Caroline say about ...") asks about theirs.
 - A question that asks when ("when did ...", "what day ...", "how long ago ...") is answered
   by the memory that says when: one that holds a time expression ("yesterday", "last
@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Final
 
 from aletheia_hub.store.search.terms import term_set, words
-from aletheia_hub.store.search.turns import SPEECH, parse, plain
+from aletheia_hub.store.turns import LABELS, SPEECH, is_head_of, parse, unshaped
 
 _NAME_WORD: Final = r"([A-Z][a-z]+(?:[ -][A-Z][a-z]+)?)"
 _LIKELY_NAMES: Final = (
@@ -24,13 +24,6 @@ _LIKELY_NAMES: Final = (
 )
 # "When did ...?", not "what breaks when the cache is cold?".
 MIN_TURNS: Final = 3  # candidates a named speaker opens, for the name to count as one
-# Words that open notes as labels, not as speakers.
-_LABEL_WORDS: Final = """
-note notes todo fix fixed bug decision gotcha update summary question answer warning error info
-tip idea context problem solution result status reminder important fyi subject title done next
-issue cause workaround example usage caution
-"""
-LABELS: Final = frozenset(_LABEL_WORDS.split())
 _ASKS_WHEN: Final = re.compile(
     r"^\W*when\b|\bwhen\s+(?:did|was|were|is|are|will|would|do|does|has|have|had)\b"
     r"|\b(?:what|which)\s+(?:date|day|time|year|month|week)\b|\bhow\s+long\s+ago\b"
@@ -123,14 +116,6 @@ def says_when(text: str) -> bool:
     return _SAYS_WHEN.search(said) is not None
 
 
-def unshaped(text: str) -> str:
-    """`text` with each conversation turn in it written "Name: what they say" (turns.plain):
-    what a memory's keyword index, default title and vector are made of, so the same words
-    are found alike whatever shape a host saved them in. A turn's stamp is when it was said,
-    which search reads from the save time, not from words."""
-    return plain(text, LABELS)
-
-
 def title_words(title: str, text: str) -> str:
     """What a memory's title is indexed as. A title made of the text's head (save_memory's
     default: its first 100 characters) is that much of the unshaped text, so a turn's stamp
@@ -138,15 +123,6 @@ def title_words(title: str, text: str) -> str:
     if not is_head_of(title, text):
         return unshaped(title)
     return " ".join(unshaped(text[: 10 * len(title) + 1000]).split())[: len(title)]
-
-
-def is_head_of(title: str, text: str) -> bool:
-    """Whether `title` is the start of `text` (its white space aside)."""
-    return _flat(text[: 2 * len(title) + 64]).startswith(_flat(title))
-
-
-def _flat(text: str) -> str:
-    return " ".join(text.split())
 
 
 def spoken(text: str) -> str:

@@ -14,7 +14,7 @@ from sqlmodel import Session
 
 from aletheia_hub.store import driver
 from aletheia_hub.store.search import pg_counts, pg_reading, pg_stats
-from aletheia_hub.store.search.cues import title_words, unshaped
+from aletheia_hub.store.search.cues import title_words
 from aletheia_hub.store.search.filters import (
     HIT_COLUMNS,
     HIT_SQL,
@@ -34,6 +34,7 @@ from aletheia_hub.store.search.model import (
 )
 from aletheia_hub.store.search.postings import Postings
 from aletheia_hub.store.search.terms import index_terms
+from aletheia_hub.store.turns import unshaped
 
 MARK: Final = driver.POSTGRES_MARK
 CONFIG = "simple"  # terms are stemmed already; PostgreSQL only splits and matches them

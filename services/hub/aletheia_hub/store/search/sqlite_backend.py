@@ -10,7 +10,7 @@ from sqlalchemy import Connection, insert, text
 from sqlmodel import Session
 
 from aletheia_hub.store import driver
-from aletheia_hub.store.search.cues import title_words, unshaped
+from aletheia_hub.store.search.cues import title_words
 from aletheia_hub.store.search.filters import (
     HIT_COLUMNS,
     HIT_SQL,
@@ -39,6 +39,7 @@ from aletheia_hub.store.search.postings import (
 )
 from aletheia_hub.store.search.terms import index_terms, project_term
 from aletheia_hub.store.tables import MEMORIES
+from aletheia_hub.store.turns import unshaped
 
 # bm25 column weights: project_term, title, body, files (postings weigh them alike).
 MEMORY_RANK = f"bm25(memories_fts, 0.0, {TITLE_WEIGHT:.1f}, {BODY_WEIGHT:.1f}, {FILES_WEIGHT:.1f})"

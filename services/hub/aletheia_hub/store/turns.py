@@ -12,6 +12,9 @@ where what they say begins. Hosts and people write turns in many shapes:
 
 A name is one to three capitalized words (a role such as "user" may be lower-case); a label
 that opens a note ("Note:", "TODO:", "Decision -") and an address ("Https://...") are not.
+
+Search reads who and when from here (search/cues.py); the keyword index, the vectors and the
+index's reading of a default title read each turn one way, "Name: what they say" (unshaped).
 """
 
 import json
@@ -19,6 +22,13 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+# Words that open notes as labels, not as speakers.
+_LABEL_WORDS: Final = """
+note notes todo fix fixed bug decision gotcha update summary question answer warning error info
+tip idea context problem solution result status reminder important fyi subject title done next
+issue cause workaround example usage caution
+"""
+LABELS: Final = frozenset(_LABEL_WORDS.split())
 SPEECH: Final = r"(?:said|says|asked|asks|wrote|writes|replied|replies|answered|told|added)"
 ROLES: Final = frozenset({"user", "assistant", "system", "human", "ai", "bot", "model"})
 _WORD: Final = r"[^\W\d_][\w'’.-]{0,30}"
@@ -138,3 +148,20 @@ def plain(text: str, labels: frozenset[str] = frozenset()) -> str:
         if next_line < 0:
             return "\n".join(lines)
         start = next_line + 1
+
+
+def unshaped(text: str) -> str:
+    """`text` with each conversation turn in it written "Name: what they say" (plain, with
+    the labels that open notes): what a memory's keyword index, default title and vector
+    read, so the same words are found alike whatever shape a host saved them in. A turn's
+    stamp is when it was said, which search reads from the save time, not from words."""
+    return plain(text, LABELS)
+
+
+def is_head_of(title: str, text: str) -> bool:
+    """Whether `title` is the start of `text` (its white space aside)."""
+    return _flat(text[: 2 * len(title) + 64]).startswith(_flat(title))
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
