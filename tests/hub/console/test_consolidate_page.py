@@ -3,8 +3,10 @@ memory kept, recent merges with an Undo button; plain forms with the CSRF token,
 
 import re
 
+import pytest
 from fastapi.testclient import TestClient
 
+from aletheia_hub.http.console import consolidate
 from tests.helpers import McpHttpClient
 from tests.hub.console.helpers import csrf_of
 from tests.hub.tools.support import save, search_ids
@@ -59,3 +61,20 @@ def test_bad_merges_and_undos_are_refused_with_a_sentence(
     forged = http.post("/consolidate/merge", data={"csrf": "x", "ids": [str(a)], "keep": str(a)})
     assert forged.status_code == 403
     assert http.get("/consolidate?threshold=2").status_code == 400
+
+
+def test_every_project_at_once_compares_a_bounded_number_and_links_the_rest(
+    http: TestClient, mcp: McpHttpClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(consolidate, "PAGE_MEMORIES", 3)
+    for project in ("alpha", "beta", "gamma"):
+        for text in VPN:
+            save(mcp, text, project=project)
+    listed = http.get("/consolidate").text
+    # alpha's two memories are under the budget, beta's bring it to four: gamma waits.
+    assert 'data-project="alpha"' in listed and 'data-project="beta"' in listed
+    assert 'data-project="gamma"' not in listed
+    assert re.search(r'id="later">.*href="/consolidate\?project=gamma&amp;threshold=0.6"', listed)
+    alone = http.get("/consolidate?project=gamma").text
+    assert 'data-project="gamma"' in alone and "1 cluster among 2 memories" in alone
+    assert 'id="later"' not in alone

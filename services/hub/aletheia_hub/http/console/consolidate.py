@@ -1,7 +1,8 @@
 """Consolidate: clusters of near-duplicate memories per project (the measure a save's "Similar
 to" line uses), a form to merge one (choosing the memory kept), and the recent merges, each
-with an Undo button. Merging and undoing are store/merges.py's, as `aletheia maintain
-consolidate` runs them."""
+with an Undo button. For every project, one load compares about PAGE_MEMORIES memories and
+links the projects past them to their own page. Merging and undoing are store/merges.py's,
+as `aletheia maintain consolidate` runs them."""
 
 from typing import Annotated, Final
 
@@ -17,6 +18,7 @@ from aletheia_hub.store.merges import MAX_MERGED, MergeError, merge_memories, re
 from aletheia_hub.store.merges import undo_merge as undo_store_merge
 from aletheia_hub.store.near_duplicates import (
     MAX_EXAMINED,
+    ProjectScan,
     near_duplicate_clusters,
     projects_with_memories,
 )
@@ -26,6 +28,9 @@ from aletheia_hub.store.search import SIMILAR_THRESHOLD, SearchService
 router = APIRouter()
 CONSOLE_TOOL: Final = "console"
 RECENT_MERGES: Final = 10
+# Memories compared on one load of the page for every project (about 0.8 ms each): the projects
+# past it are listed with a link to their own page, so the page stays quick on a big store.
+PAGE_MEMORIES: Final = 1_000
 Csrf = Annotated[str, Form(max_length=200)]
 MemoryIds = Annotated[list[int], Form(min_length=1, max_length=MAX_MERGED)]
 
@@ -48,16 +53,21 @@ def consolidate_page(
     wanted = [project] if project else principal.projects
     with db.read_session() as session:
         projects = projects_with_memories(session=session, projects=principal.projects)
-        scans = [
-            near_duplicate_clusters(
-                session=session,
-                service=search,
-                project=name,
-                threshold=threshold,
-                semantic=semantic,
+        scans: list[ProjectScan] = []
+        later: list[str] = []
+        for name in [project] if project else projects:
+            if scans and sum(scan.examined for scan in scans) >= PAGE_MEMORIES:
+                later.append(name)
+                continue
+            scans.append(
+                near_duplicate_clusters(
+                    session=session,
+                    service=search,
+                    project=name,
+                    threshold=threshold,
+                    semantic=semantic,
+                )
             )
-            for name in (projects if not project else [project])
-        ]
         merges = recent_merges(session=session, projects=wanted, limit=RECENT_MERGES)
     return page(
         request,
@@ -69,6 +79,7 @@ def consolidate_page(
             "threshold": threshold,
             "default_threshold": SIMILAR_THRESHOLD,
             "scans": scans,
+            "later": later,
             "merges": merges,
             "cap": MAX_EXAMINED,
             "merged": merged,
