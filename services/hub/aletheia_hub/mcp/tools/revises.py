@@ -45,13 +45,7 @@ def revise_by_save(
         files=files,
         code=code_state(ctx.checkout, files or [], text),
     )
-    done = revise_for_tool(
-        ctx,
-        memory_id,
-        change,
-        already_revised=formats.already_revised,
-        same_as_existing=formats.same_as_existing,
-    )
+    done = revise_for_tool(ctx, memory_id, change, formats)
     if pinned is not None:
         memories.set_pinned(session=ctx.session, memory_id=done.new_id, pinned=pinned)
     clean = [clean_fact(fact.subject, fact.predicate, fact.object) for fact in facts]

@@ -106,13 +106,7 @@ def mem_revise(args: ReviseArgs, ctx: ToolContext) -> str:
         reason=args.reason,
         code=code_state(ctx.checkout, [], args.narrative),
     )
-    done = revise_for_tool(
-        ctx,
-        memory_id,
-        change,
-        already_revised=formats.already_revised,
-        same_as_existing=formats.same_as_existing,
-    )
+    done = revise_for_tool(ctx, memory_id, change, formats)
     return formats.revised(done.old_id, done.new_id, done.reason, done.redacted)
 
 
