@@ -57,6 +57,8 @@ ROOT: Final = Path(__file__).resolve().parents[1]
 def pytest_unconfigure(config: pytest.Config) -> None:
     """The process's schema connection ends with its tests."""
     del config
+    if postgres_problem() is None:
+        POSTGRES_TEMPLATE.close()
     POSTGRES_ADMIN.close()
 
 
@@ -131,7 +133,8 @@ def fresh_postgres_schema() -> Iterator[str]:
     try:
         yield f"{POSTGRES_URL}?options=-csearch_path%3D{schema}"
     finally:
-        POSTGRES_ADMIN.get().execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        if not POSTGRES_TEMPLATE.keep(schema):
+            POSTGRES_ADMIN.get().execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
 
 
 @pytest.fixture
