@@ -50,6 +50,9 @@ _HEADER: Final = re.compile(
 # Slack: "Caroline  9:15 AM" alone on its line, what is said below.
 _SLACK: Final = re.compile(rf"{_QUOTE}(?P<name>{_NAME})[ \t]+(?P<chat>{_CLOCK})[ \t]*(?:\n|$)")
 _JSON_LINE: Final = re.compile(r"^\s*\{")
+# What every turn's first line holds somewhere (a colon, a clock, a JSON line's brace, a dash
+# between spaces or a speech verb): a line with none of them is read as written, unparsed.
+_MAY_OPEN: Final = re.compile(rf"[:{{]|[ \t][-–—][ \t]|[ \t]{SPEECH}\b")
 _WHO_KEYS: Final = ("speaker", "name", "author", "from", "sender", "role", "user")
 _WHEN_KEYS: Final = ("date", "time", "timestamp", "date_time", "created_at")
 _TEXT_KEYS: Final = ("text", "content", "message", "body")
@@ -132,7 +135,8 @@ def plain(text: str, labels: frozenset[str] = frozenset()) -> str:
     while True:
         line_end = text.find("\n", start)
         line_end = len(text) if line_end < 0 else line_end
-        turn = parse(text[start : line_end + 1], labels) if text[start:line_end].strip() else None
+        line = text[start:line_end]
+        turn = parse(text[start : line_end + 1], labels) if _MAY_OPEN.search(line) else None
         if turn is None:
             lines.append(text[start:line_end])
             if line_end == len(text):
