@@ -86,8 +86,7 @@ def _index_memory(
         {
             "id": memory_id,
             "project": project_term(project),
-            "title": index_terms(title_words(title, body)),
-            "body": index_terms(unshaped(body)),
+            **_memory_words(title, body),
             "files": index_terms(" ".join(files)),
         },
     )
@@ -96,12 +95,13 @@ def _index_memory(
 def reindex_words(connection: Connection, memory_id: int, title: str, body: str) -> None:
     connection.execute(
         text("UPDATE memories_fts SET title = :title, body = :body WHERE rowid = :id"),
-        {
-            "id": memory_id,
-            "title": index_terms(title_words(title, body)),
-            "body": index_terms(unshaped(body)),
-        },
+        {"id": memory_id, **_memory_words(title, body)},
     )
+
+
+def _memory_words(title: str, body: str) -> dict[str, str]:
+    """A memory's title and text as the index holds them (a turn's words, not its shape)."""
+    return {"title": index_terms(title_words(title, body)), "body": index_terms(unshaped(body))}
 
 
 def index_fact(session: Session, fact_id: int, project: str, body: str) -> None:
