@@ -4,9 +4,11 @@ where what they say begins; a label, an address or a time opens no turn."""
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from aletheia_hub.store.search.cues import says_when, speaker, title_words
-from aletheia_hub.store.turns import LABELS, parse, plain
+from aletheia_hub.store.turns import LABELS, is_head_of, parse, plain, unshaped
 from aletheia_hub.store.vectors import memory_text
 
 
@@ -177,3 +179,16 @@ def test_a_title_made_of_a_turns_head_is_indexed_as_its_words() -> None:
         title = " ".join(text.split())[:100]  # save_memory's default title
         assert title_words(title, text) == f"Audrey: {said}"[:100]
     assert title_words("**Ann**: plans", "Something else") == "Ann: plans"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(
+        alphabet=st.sampled_from(list('Ann Bo:{}"\\[]()*_>-—–\n\t0123456789 said AM,/')),
+        max_size=300,
+    )
+)
+def test_any_text_is_read_without_error_and_reading_it_again_changes_nothing(text: str) -> None:
+    once = unshaped(text)
+    assert unshaped(once) == once
+    assert is_head_of("", text)
