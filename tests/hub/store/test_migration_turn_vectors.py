@@ -5,6 +5,7 @@ embeds it again as memory_text now reads it; every other index row and vector, a
 memory, is kept."""
 
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -121,3 +122,20 @@ def _index_as_before(db: Database, memory_id: int, project: str, title: str, bod
                 "b": index_terms(body),
             },
         )
+
+
+def test_two_processes_starting_at_once_both_finish_the_reading_alike(store: Database) -> None:
+    _fill_at_0020(store)
+    upgrade_to(store, "head")
+    other = Database(store.engine.url.render_as_string(hide_password=False))
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            done = [pool.submit(upgrade_to_head, db.engine) for db in (store, other)]
+            for started in done:
+                started.result(timeout=60)
+    finally:
+        other.dispose()
+    assert _vectors(store) == [1, 4]
+    with store.read_session() as session:
+        terms = backend_for(session).held_terms(session, list(TEXTS))
+    assert "jolen" in terms[2] and not {"januari", "2026"} & terms[2]
